@@ -1,0 +1,89 @@
+"""Python entry points: load a card, compile it, rebuild one from spec.json."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scmspec.compiler.load import SourceMap
+from scmspec.compiler.pipeline import compile_card, parse_card, parse_card_text
+from scmspec.compiler.spec import Card
+from scmspec.errors import Diagnostic, SchemaError, Span
+from scmspec.scm import SCM
+
+SPEC_FORMAT = "scmspec.spec/1"
+
+
+@dataclass(frozen=True)
+class LoadedCard:
+    """A validated card and where it came from."""
+
+    card: Card
+    source: SourceMap
+
+    @property
+    def id(self) -> str:
+        return self.card.id
+
+    def compile(self) -> SCM:
+        compiled = compile_card(self.card, self.source)
+        return SCM(compiled, compiled.plan)
+
+
+def load(path: str | Path) -> LoadedCard:
+    """Read and validate a card (raises :class:`~scmspec.errors.CardError` with locations)."""
+    card, smap = parse_card(path)
+    return LoadedCard(card, smap)
+
+
+def compile(card: LoadedCard | Card) -> SCM:  # noqa: A001 - the natural name
+    """Compile a loaded card (or a Card model) into an executable SCM."""
+    if isinstance(card, Card):
+        card = LoadedCard(card, SourceMap(f"<{card.id}>"))
+    return card.compile()
+
+
+def compile_file(path: str | Path) -> SCM:
+    return load(path).compile()
+
+
+def compile_text(text: str, name: str = "<card>") -> SCM:
+    card, smap = parse_card_text(text, name)
+    return LoadedCard(card, smap).compile()
+
+
+def load_spec(path: str | Path) -> SCM:
+    """Rebuild the executable SCM from a compiled ``spec.json`` alone (no YAML)."""
+    doc: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    if doc.get("format") != SPEC_FORMAT:
+        raise SchemaError([Diagnostic("SCM202", f"{path} is not a {SPEC_FORMAT} document",
+                                      Span(str(path), 1, 1), "pass a spec.json from compile")])
+    card = Card.model_validate(doc["card"])
+    return compile(card)
+
+
+def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The fully resolved specification written as ``spec.json``."""
+    from scmspec import __version__
+
+    compiled = scm.compiled
+    card_json = compiled.card.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if protocol:
+        card_json["protocol"] = {**card_json.get("protocol", {}), **protocol}
+    return {
+        "format": SPEC_FORMAT,
+        "scmspec_version": __version__,
+        "card": card_json,
+        "resolved": {
+            "order": builtins.list(compiled.resolved.order),
+            "parents": {k: builtins.list(v) for k, v in compiled.resolved.parents.items()},
+            "observed": builtins.list(scm.plan.columns),
+            "targets": builtins.list(scm.plan.targets),
+            "steps": {s.name: s.text for s in scm.plan.steps},
+            "constants": {k: {"value": c.value, "unit": c.unit}
+                          for k, c in compiled.card.constants.items()},
+        },
+    }

@@ -1,0 +1,1 @@
+"""The compiler: text -> load -> validate -> resolve -> check_units -> lower."""

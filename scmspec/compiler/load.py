@@ -1,0 +1,215 @@
+"""Stage 1, load: card text -> (plain Python value, SourceMap).
+
+Takes the bytes of a card file; hands on a tree of dicts, lists and scalars plus
+a :class:`SourceMap` from each value's path (keyed exactly like pydantic's
+``loc``) to its ``file:line:col``. Invariants it establishes: the text is UTF-8,
+safe YAML (no Python-object tags, no unknown tags), no duplicate keys, bounded
+size, depth and alias expansion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from scmspec.errors import Diagnostic, DiagnosticBag, LoadError, Span
+from scmspec.limits import Limits, current_limits
+
+Loc = tuple[str | int, ...]
+
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+@dataclass
+class SourceMap:
+    """Where each value of a loaded card came from."""
+
+    path: str
+    spans: dict[Loc, Span] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    # Quoted or block scalars: a column offset inside them is not exact.
+    plain: set[Loc] = field(default_factory=set)
+    # Where each mapping key itself is written (for "unknown field" carets).
+    keys: dict[Loc, Span] = field(default_factory=dict)
+
+    def nearest(self, loc: Loc) -> Span | None:
+        """The span of ``loc`` or of its closest known ancestor.
+
+        Example:
+            >>> sm = SourceMap("c.yaml", {("a",): Span("c.yaml", 2, 1)})
+            >>> str(sm.nearest(("a", "b", 3)))
+            'c.yaml:2:1'
+        """
+        loc = tuple(loc)
+        while loc:
+            if loc in self.spans:
+                return self.spans[loc]
+            loc = loc[:-1]
+        return self.spans.get((), Span(self.path, 1, 1))
+
+    def at(self, loc: Loc, offset: int = 0, width: int | None = None) -> Span | None:
+        """The span of ``loc`` moved ``offset`` columns right (only exact for plain scalars)."""
+        span = self.nearest(loc)
+        if span is None:
+            return None
+        if tuple(loc) in self.plain and offset >= 0:
+            col = span.col + offset
+            return Span(span.path, span.line, col, col + width if width else None)
+        return span
+
+
+def load(path: Path | str, limits: Limits | None = None) -> tuple[Any, SourceMap]:
+    """Read and parse one card file.
+
+    Example:
+        >>> import tempfile, os
+        >>> p = os.path.join(tempfile.mkdtemp(), "c.yaml")
+        >>> _ = open(p, "w").write("id: demo\\nvariables:\\n  x: {unit: m}\\n")
+        >>> data, smap = load(p)
+        >>> data["variables"]["x"]["unit"], str(smap.spans[("variables", "x", "unit")]).split(":")[1:]
+        ('m', ['3', '13'])
+    """
+    limits = limits or current_limits()
+    path = Path(path)
+    name = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LoadError([_diag("SCM101", f"cannot read card: {exc.strerror}", Span(name, 1, 1))])
+    return load_text(raw, name, limits)
+
+
+def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tuple[Any, SourceMap]:
+    """Parse card text (bytes or str) that came from ``name``."""
+    limits = limits or current_limits()
+    if len(raw) > limits.card_bytes:
+        raise LoadError([_diag("SCM102", f"card is {len(raw)} bytes, over the limit of "
+                               f"{limits.card_bytes}", Span(name, 1, 1),
+                               "split the card, or raise SCMSPEC_MAX_CARD_BYTES")])
+    text = _decode(raw, name)
+    smap = SourceMap(name, lines=text.splitlines())
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        span = Span(name, mark.line + 1, mark.column + 1) if mark else Span(name, 1, 1)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise LoadError([_diag("SCM103", f"YAML syntax error: {problem}", span,
+                               "check indentation, colons and quoting near this position")])
+    except RecursionError:
+        raise LoadError([_diag("SCM104", "YAML nesting is too deep", Span(name, 1, 1))])
+    if root is None:
+        raise LoadError([_diag("SCM105", "card is empty", Span(name, 1, 1),
+                               "start from `scmspec new NAME`")])
+    walker = _Walker(name, smap, limits)
+    value = walker.build(root, (), 0)
+    walker.bag.raise_if_any(LoadError)
+    if not isinstance(value, dict):
+        raise LoadError([_diag("SCM106", "a card must be a YAML mapping at the top level",
+                               smap.nearest(()), "write `id: ...`, `variables: ...` as keys")])
+    return value, smap
+
+
+def _decode(raw: bytes | str, name: str) -> str:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise LoadError([_diag("SCM107", f"card is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
+                               Span(name, line, col), "save the file as UTF-8")])
+
+
+def _diag(code: str, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code, message, span, hint)
+
+
+class _Walker:
+    """Builds the Python value from the YAML node tree, recording spans as it goes."""
+
+    def __init__(self, name: str, smap: SourceMap, limits: Limits) -> None:
+        self.name, self.smap, self.limits = name, smap, limits
+        self.bag = DiagnosticBag()
+        self.count = 0
+
+    def span(self, node: Node) -> Span:
+        m = node.start_mark
+        end = node.end_mark.column + 1 if node.end_mark.line == m.line else None
+        return Span(self.name, m.line + 1, m.column + 1, end)
+
+    def build(self, node: Node, loc: Loc, depth: int) -> Any:
+        self.count += 1
+        if self.count > self.limits.yaml_nodes:
+            if self.count == self.limits.yaml_nodes + 1:
+                self.bag.add("SCM108", f"card expands to more than {self.limits.yaml_nodes} "
+                             "YAML nodes (anchors/aliases multiply content)", self.span(node),
+                             "remove repeated aliases; write the content out")
+            return None
+        if depth > self.limits.yaml_depth:
+            self.bag.add("SCM104", f"YAML nesting deeper than {self.limits.yaml_depth}",
+                         self.span(node))
+            return None
+        self.smap.spans.setdefault(loc, self.span(node))
+        if isinstance(node, ScalarNode):
+            return self.scalar(node, loc)
+        if isinstance(node, SequenceNode) and node.tag == _SEQ_TAG:
+            return [self.build(item, loc + (i,), depth + 1) for i, item in enumerate(node.value)]
+        if isinstance(node, MappingNode) and node.tag == _MAP_TAG:
+            return self.mapping(node, loc, depth)
+        self.bag.add("SCM109", f"YAML tag {node.tag!r} is not allowed in cards", self.span(node),
+                     "cards hold plain mappings, lists, strings and numbers only")
+        return None
+
+    def scalar(self, node: ScalarNode, loc: Loc) -> Any:
+        if node.tag not in _SCALAR_TAGS:
+            self.bag.add("SCM109", f"YAML tag {node.tag!r} is not allowed in cards",
+                         self.span(node), "remove the tag; cards hold plain values only")
+            return None
+        if node.style is None:
+            self.smap.plain.add(loc)
+        return _CONSTRUCTOR.construct_object(node, deep=True)
+
+    def mapping(self, node: MappingNode, loc: Loc, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_line: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                self.bag.add("SCM110", "mapping keys must be plain names (no merge keys '<<')",
+                             self.span(key_node), "write the keys out explicitly")
+                continue
+            key = str(key_node.value)
+            kspan = self.span(key_node)
+            if key in out or key in first_line:
+                self.bag.add("SCM111", f"duplicate key {key!r} (first defined on line "
+                             f"{first_line[key]})", kspan,
+                             "each name may appear once; rename or merge the two entries")
+                continue
+            first_line[key] = kspan.line
+            self.smap.keys[loc + (key,)] = kspan
+            self.smap.spans[loc + (key,)] = kspan
+            value = self.build(value_node, loc + (key,), depth + 1)
+            # Point the field itself at its value when the value is a scalar (closer caret),
+            # keep the key's position for collections (the value starts on the next line).
+            if isinstance(value_node, ScalarNode):
+                self.smap.spans[loc + (key,)] = self.span(value_node)
+            else:
+                self.smap.spans[loc + (key,)] = kspan
+            out[key] = value
+        return out
+
+
+_CONSTRUCTOR = yaml.SafeLoader("")

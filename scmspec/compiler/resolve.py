@@ -1,0 +1,283 @@
+"""Stage 3, resolve: Card -> ResolvedCard (names, equations, graph, interventions).
+
+Takes a validated Card; hands on a :class:`ResolvedCard` holding each equation
+as sympy, each variable's parents, the DAG and a deterministic topological order.
+Invariants it establishes: every equation symbol is a declared variable or
+constant; each variable's parents (its equation's free variables) equal the
+edges the card lists into it; the graph is acyclic; intervention targets,
+root blocks and the selection condition refer to real variables.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+import sympy as sp
+
+from scmspec.compiler.expressions import ExpressionIssue, parse_equation
+from scmspec.compiler.kinds.functions import RESERVED_NAMES
+from scmspec.compiler.kinds.interventions import DoHandler
+from scmspec.compiler.load import SourceMap
+from scmspec.compiler.spec import Card, VariableSpec
+from scmspec.errors import DiagnosticBag, ResolveError
+
+DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
+
+
+@dataclass(frozen=True)
+class ResolvedCard:
+    """A card whose names, equations and graph are known to be consistent."""
+
+    card: Card
+    equations: dict[str, sp.Expr]  # variable -> expression (constants still symbolic)
+    random_sites: dict[str, int]  # variable -> number of random draws in its equation
+    parents: dict[str, tuple[str, ...]]  # variable -> parents, in topological order
+    order: tuple[str, ...]  # deterministic topological order of all variables
+    graph: nx.DiGraph
+    targets: tuple[str, ...]  # the intervention target pool
+    selection: sp.Basic | None
+    level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def observed(self) -> tuple[str, ...]:
+        return tuple(v for v in self.order if self.card.variables[v].observed)
+
+    def descendants(self, name: str) -> set[str]:
+        return set(nx.descendants(self.graph, name))
+
+
+def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
+    """Resolve names, equations and the graph of a validated card.
+
+    Example:
+        >>> from scmspec.compiler.load import SourceMap
+        >>> card = Card.model_validate({"id": "a", "title": "t", "family": "semantic",
+        ...     "domain": "d", "variables": {"x": {"meaning": "m", "distribution": {"kind": "normal"}},
+        ...     "y": {"meaning": "m", "equation": "2 * x"}},
+        ...     "edges": [{"from": "x", "to": "y", "reason": "r"}]})
+        >>> r = resolve(card, SourceMap("a.yaml"))
+        >>> r.order, r.parents["y"]
+        (('x', 'y'), ('x',))
+    """
+    bag = DiagnosticBag()
+    _check_names(card, smap, bag)
+    equations, sites = _parse_equations(card, smap, bag)
+    bag.raise_if_any(ResolveError)
+    graph = _graph(card, equations, smap, bag)
+    bag.raise_if_any(ResolveError)
+    order = tuple(nx.lexicographical_topological_sort(graph))
+    position = {v: i for i, v in enumerate(order)}
+    parents = {v: tuple(sorted(graph.predecessors(v), key=position.__getitem__)) for v in order}
+    codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
+             if spec.levels}
+    _check_kinds(card, smap, bag)
+    targets = _targets(card, codes, smap, bag)
+    _check_blocks(card, parents, smap, bag)
+    selection = _selection(card, smap, bag)
+    bag.raise_if_any(ResolveError)
+    return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes)
+
+
+def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
+    for name in card.variables:
+        loc = ("variables", name)
+        if name in card.constants:
+            bag.add("SCM303", f"{name!r} is both a variable and a constant",
+                    smap.keys.get(loc) or smap.nearest(loc), "rename one of them")
+        if name in RESERVED_NAMES:
+            bag.add("SCM303", f"the variable name {name!r} is reserved (a function or constant)",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_value")
+    for name in card.constants:
+        if name in RESERVED_NAMES:
+            loc = ("constants", name)
+            bag.add("SCM303", f"the constant name {name!r} is reserved",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
+
+
+def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
+               bag: DiagnosticBag, what: str) -> tuple[sp.Expr | None, int]:
+    try:
+        parsed = parse_equation(text)
+    except ExpressionIssue as issue:
+        bag.add("SCM302", issue.message, smap.at(loc, issue.offset, issue.width), issue.hint,
+                ".".join(map(str, loc)))
+        return None, 0
+    for name in sorted(parsed.names - known):
+        guess = difflib.get_close_matches(name, sorted(known), n=1)
+        offset = _find_name(text, name)
+        bag.add("SCM301", f"{what} uses {name!r}, which is neither a variable nor a constant",
+                smap.at(loc, offset, len(name)),
+                f"did you mean {guess[0]!r}?" if guess else
+                f"declare {name!r} under variables: (with an edge) or constants: (with a unit)",
+                ".".join(map(str, loc)))
+    return parsed.expr, parsed.random_sites
+
+
+def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
+                     ) -> tuple[dict[str, sp.Expr], dict[str, int]]:
+    known = set(card.variables) | set(card.constants)
+    equations: dict[str, sp.Expr] = {}
+    sites: dict[str, int] = {}
+    for name, spec in card.variables.items():
+        if spec.equation is None:
+            continue
+        loc = ("variables", name, "equation")
+        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+                                   f"the equation of {name!r}")
+        if expr is not None:
+            equations[name], sites[name] = expr, n_sites
+    return equations, sites
+
+
+def _find_name(text: str, name: str) -> int:
+    import re
+
+    m = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
+    return m.start() if m else 0
+
+
+def equation_parents(expr: sp.Expr, variables: set[str]) -> set[str]:
+    """The variables an expression reads (its free symbols that are variables)."""
+    return {s.name for s in expr.free_symbols if s.name in variables}
+
+
+def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: DiagnosticBag
+           ) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(card.variables)
+    listed: dict[tuple[str, str], int] = {}
+    for i, edge in enumerate(card.edges):
+        for end in (edge.source, edge.target):
+            if end not in card.variables:
+                key = "from" if end == edge.source else "to"
+                guess = difflib.get_close_matches(end, list(card.variables), n=1)
+                bag.add("SCM305", f"edge {edge.source} -> {edge.target} names {end!r}, "
+                        "which is not a declared variable", smap.nearest(("edges", i, key)),
+                        f"did you mean {guess[0]!r}?" if guess else "declare it under variables:")
+        pair = (edge.source, edge.target)
+        if pair in listed:
+            bag.add("SCM306", f"edge {edge.source} -> {edge.target} is listed twice (first as "
+                    f"edges[{listed[pair]}])", smap.nearest(("edges", i)), "remove one of them")
+        listed.setdefault(pair, i)
+    variables = set(card.variables)
+    for name, spec in card.variables.items():
+        used = equation_parents(equations[name], variables) if name in equations else set()
+        declared = {s for (s, t) in listed if t == name}
+        for p in sorted(used - declared):
+            loc = ("variables", name, "equation")
+            bag.add("SCM304", f"the equation of {name!r} uses {p!r}, but the edges list no "
+                    f"edge {p} -> {name} (hidden parent)",
+                    smap.at(loc, _find_name(spec.equation or "", p), len(p)),
+                    f"add `- {{from: {p}, to: {name}, reason: ...}}` to edges, or drop {p!r} "
+                    "from the equation")
+        for p in sorted(declared - used):
+            i = listed[(p, name)]
+            what = "is a root (it has a distribution)" if spec.equation is None else \
+                f"its equation does not use {p!r}"
+            bag.add("SCM304", f"edge {p} -> {name} is listed, but {name!r} {what} "
+                    "(omitted parent)", smap.nearest(("edges", i)),
+                    f"use {p!r} in the equation of {name!r}, or remove the edge")
+        graph.add_edges_from((p, name) for p in used)
+    if not bag.items and not nx.is_directed_acyclic_graph(graph):
+        cycle = nx.find_cycle(graph)
+        path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+        first = next((i for i, e in enumerate(card.edges)
+                      if (e.source, e.target) == tuple(cycle[0][:2])), None)
+        span = smap.nearest(("edges", first)) if first is not None else None
+        lines = "; ".join(f"{u} -> {v} at {smap.nearest(('edges', listed[(u, v)]))}"
+                          for u, v in cycle if (u, v) in listed)
+        bag.add("SCM307", f"the graph has a cycle: {path}", span,
+                f"a structural causal model must be acyclic; break one edge ({lines})")
+    return graph
+
+
+def _check_kinds(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
+    for name, spec in card.variables.items():
+        dist = spec.distribution
+        loc = ("variables", name, "distribution")
+        if dist is None:
+            continue
+        if spec.kind == "continuous" and dist.discrete:
+            bag.add("SCM313", f"{name!r} is continuous but its distribution {dist.kind!r} is "
+                    "discrete", smap.nearest(loc), f"set `kind:` of {name!r} to binary, count, "
+                    "ordinal or categorical")
+        if spec.kind in DISCRETE_KINDS and not dist.discrete:
+            bag.add("SCM313", f"{name!r} is {spec.kind} but its distribution {dist.kind!r} is "
+                    "continuous", smap.nearest(loc), "use bernoulli, poisson, categorical or "
+                    "ordinal, or declare the variable continuous")
+        probs = getattr(dist, "probs", None)
+        if probs is not None and spec.levels is not None and len(probs) != len(spec.levels):
+            bag.add("SCM313", f"{name!r} has {len(spec.levels)} levels but {len(probs)} "
+                    "probabilities", smap.nearest(loc + ("probs",)),
+                    "give one probability per level, in level order")
+
+
+def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
+             bag: DiagnosticBag) -> tuple[str, ...]:
+    intervenable = [v for v, s in card.variables.items() if s.intervention is not None]
+    pool = card.interventions.targets
+    if pool is None:
+        pool = [v for v in intervenable if card.variables[v].observed]
+    for i, t in enumerate(pool):
+        loc = ("interventions", "targets", i)
+        spec = card.variables.get(t)
+        if spec is None:
+            bag.add("SCM309", f"intervention target {t!r} is not a declared variable",
+                    smap.nearest(loc), "list declared variable names")
+        elif spec.intervention is None:
+            bag.add("SCM309", f"intervention target {t!r} is not intervenable",
+                    smap.nearest(loc), f"give {t!r} an `intervention:` with its meaning")
+    for name, spec in card.variables.items():
+        handler = spec.intervention.handler if spec.intervention else None
+        if isinstance(handler, DoHandler) and isinstance(handler.value, str):
+            if handler.value not in codes.get(name, {}):
+                bag.add("SCM311", f"do() sets {name!r} to the level {handler.value!r}, which "
+                        "it does not have", smap.nearest(("variables", name, "intervention")),
+                        f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
+    if card.interventions.per_row > max(1, len(pool)):
+        bag.add("SCM309", f"per_row is {card.interventions.per_row} but the pool has "
+                f"{len(pool)} targets", smap.nearest(("interventions", "per_row")),
+                "lower per_row or add targets")
+    return tuple(dict.fromkeys(pool))
+
+
+def _check_blocks(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceMap,
+                  bag: DiagnosticBag) -> None:
+    seen: set[str] = set()
+    for i, block in enumerate(card.root_blocks):
+        loc = ("root_blocks", i)
+        for v in block.variables:
+            spec = card.variables.get(v)
+            if spec is None or spec.distribution is None:
+                bag.add("SCM312", f"root block {i} lists {v!r}, which is not a root variable",
+                        smap.nearest(loc + ("variables",)), "list variables with a distribution")
+            if v in seen:
+                bag.add("SCM312", f"{v!r} is in more than one root block",
+                        smap.nearest(loc + ("variables",)), "merge the blocks")
+            seen.add(v)
+        corr = np.asarray(block.correlation, dtype=float)
+        k = len(block.variables)
+        if corr.shape != (k, k):
+            bag.add("SCM312", f"root block {i}: correlation is {corr.shape}, expected ({k}, {k})",
+                    smap.nearest(loc + ("correlation",)), "one row and column per variable")
+        elif (not np.allclose(corr, corr.T) or not np.allclose(np.diag(corr), 1.0)
+              or np.linalg.eigvalsh(corr).min() <= 1e-10):
+            bag.add("SCM312", f"root block {i}: correlation must be symmetric, positive "
+                    "definite, with ones on the diagonal", smap.nearest(loc + ("correlation",)),
+                    "check the off-diagonal entries lie in (-1, 1) and are mutually consistent")
+
+
+def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag) -> sp.Basic | None:
+    if card.selection is None:
+        return None
+    expr, _ = _parse_one(card.selection.condition, ("selection", "condition"),
+                         set(card.variables) | set(card.constants), smap, bag,
+                         "the selection condition")
+    return expr
+
+
+def variable_spec(resolved: ResolvedCard, name: str) -> VariableSpec:
+    return resolved.card.variables[name]

@@ -1,0 +1,146 @@
+"""The card language, v1: frozen pydantic models, the typed AST of a card.
+
+Equations stay strings here; sympy objects first appear in ``resolve``. The
+JSON Schema that editors use (``docs/card.schema.json``) is exported from
+:class:`Card` by ``scmspec schema``. Field docs below are the language reference.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from scmspec.compiler.kinds.interventions import HandlerSpec, ResampleHandler
+from scmspec.compiler.kinds.noise import NoiseSpec, NoNoise
+from scmspec.compiler.kinds.roots import RootSpec
+from scmspec.compiler.specmodel import SpecModel
+
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]{0,127}$"
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+Family = Literal["synthetic", "semantic", "formula"]
+VariableKind = Literal["continuous", "binary", "count", "ordinal", "categorical"]
+Role = Literal["root", "input", "setting", "process", "formula", "measurement", "readout",
+               "flag", "outcome"]
+
+
+class ConstantSpec(SpecModel):
+    """A named constant with a unit (a pint string) and a value in that unit."""
+
+    value: float = Field(description="the constant's value, in `unit`")
+    unit: str = Field("dimensionless", description="pint unit string, e.g. 'm/s**2'")
+    meaning: str = ""
+    source: str | None = Field(None, description="where the value comes from")
+
+
+class InterventionSpec(SpecModel):
+    """What intervening on a variable means in the world, and how it is executed."""
+
+    meaning: str = Field(description="the real-world action, e.g. 'set the thermostat'")
+    handler: HandlerSpec = Field(default_factory=ResampleHandler,
+                                 description="how values are set; default: resample")
+
+
+class VariableSpec(SpecModel):
+    """One variable: meaning, unit, scale, range, role, and how it is generated.
+
+    Exactly one of ``distribution`` (a root) or ``equation`` (a mechanism over the
+    variable's parents) must be given.
+    """
+
+    meaning: str = Field(description="operational meaning: what is measured, of whom, when")
+    unit: str = Field("dimensionless", description="pint unit string; '1' or 'dimensionless'")
+    kind: VariableKind = "continuous"
+    levels: list[str] | None = Field(None, min_length=2,
+                                     description="level names (categorical/ordinal), code order")
+    range: tuple[float, float] | None = Field(None, description="valid [low, high] in `unit`")
+    role: Role = "process"
+    observed: bool = True
+    distribution: RootSpec | None = Field(None, description="root distribution (roots only)")
+    equation: str | None = Field(None, description="mechanism over exactly the parents")
+    noise: NoiseSpec = Field(default_factory=NoNoise, description="exogenous noise term")
+    intervention: InterventionSpec | None = Field(None, description="set when intervenable")
+    story: str | None = Field(None, description="sampling story or data source")
+    observation: str | None = Field(None, description="how the value is observed")
+    equation_id: str | None = Field(None, description="named equation (formula cards)")
+    reference: str | None = Field(None, description="textbook or standard for the equation")
+    invalid_reverse: str | None = Field(None, description="why the reverse orientation is wrong")
+    boundary: str | None = Field(None, description="justifies mass at a range boundary")
+
+    @model_validator(mode="after")
+    def _one_generator(self) -> VariableSpec:
+        if (self.distribution is None) == (self.equation is None):
+            raise ValueError("give exactly one of 'distribution' (a root) or 'equation'")
+        if self.range is not None and not self.range[0] < self.range[1]:
+            raise ValueError(f"range low ({self.range[0]}) must be below high ({self.range[1]})")
+        if self.kind == "categorical" and self.levels is None:
+            raise ValueError("a categorical variable needs 'levels' (names in code order)")
+        if self.levels is not None and self.kind not in ("categorical", "ordinal"):
+            raise ValueError("'levels' only applies to categorical or ordinal variables")
+        return self
+
+
+class EdgeSpec(SpecModel):
+    """A directed edge with the reason it exists."""
+
+    source: Name = Field(alias="from")
+    target: Name = Field(alias="to")
+    reason: str = Field(min_length=1, description="why the cause affects the effect")
+
+
+class RootBlockSpec(SpecModel):
+    """Correlated roots: a Gaussian copula over roots that keep their own marginals."""
+
+    kind: Literal["gaussian_copula"] = "gaussian_copula"
+    variables: list[Name] = Field(min_length=2)
+    correlation: list[list[float]] = Field(description="correlation matrix, variable order")
+    reason: str = ""
+
+
+class InterventionsSpec(SpecModel):
+    """The target pool and how interventional rows are assigned."""
+
+    targets: list[Name] | None = Field(None, description="pool; default: every intervenable "
+                                       "observed variable")
+    per_row: Annotated[int, Field(ge=1, le=20)] = Field(1, description="targets per row")
+
+
+class SelectionSpec(SpecModel):
+    """Which rows are observed: only those where `condition` holds (survivorship)."""
+
+    condition: str
+    meaning: str = ""
+
+
+class ProtocolSpec(SpecModel):
+    """How much data to generate; the command line overrides these defaults."""
+
+    n_obs: Annotated[int, Field(ge=1)] = 1000
+    n_int_obs: Annotated[int, Field(ge=0)] = 800
+    n_int: Annotated[int, Field(ge=0)] = 200
+    replicates: Annotated[int, Field(ge=1)] = 5
+    seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
+
+
+class Card(SpecModel):
+    """A structural causal model, as a person writes it."""
+
+    scmspec: Literal[1] = Field(1, description="card language version")
+    id: str = Field(pattern=ID_PATTERN, description="stable id: lowercase, digits, _ - .")
+    title: str
+    family: Family
+    domain: str
+    version: str = "1.0"
+    description: str = ""
+    references: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    constants: dict[Name, ConstantSpec] = Field(default_factory=dict)
+    variables: dict[Name, VariableSpec] = Field(min_length=1)
+    edges: list[EdgeSpec] = Field(default_factory=list)
+    root_blocks: list[RootBlockSpec] = Field(default_factory=list)
+    interventions: InterventionsSpec = Field(default_factory=InterventionsSpec)
+    selection: SelectionSpec | None = None
+    protocol: ProtocolSpec = Field(default_factory=ProtocolSpec)
+    justifications: dict[str, str] = Field(default_factory=dict,
+                                           description="gate id -> why a warning is acceptable")

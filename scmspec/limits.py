@@ -1,0 +1,42 @@
+"""Size limits for untrusted cards, in one documented, configurable place.
+
+Cards come from people we do not know. Every size that could exhaust memory or
+time is bounded here; ``docs/limits.md`` lists them. Override at run time with
+environment variables ``SCMSPEC_MAX_<NAME>`` (e.g. ``SCMSPEC_MAX_ROWS=50000000``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds applied while loading, resolving and sampling a card."""
+
+    card_bytes: int = 5_000_000  # size of one card file
+    yaml_nodes: int = 200_000  # YAML nodes after alias expansion (billion-laughs guard)
+    yaml_depth: int = 64  # nesting of YAML collections
+    variables: int = 10_000  # variables in one card (d)
+    expression_chars: int = 10_000  # characters in one equation
+    expression_depth: int = 100  # nesting of an equation's syntax tree
+    exponent: float = 1_000.0  # |literal exponent| in an equation
+    rows: int = 10_000_000  # rows in one split (n)
+    replicates: int = 1_000  # replicates per card
+    cells: int = 2_000_000_000  # rows x variables in one sampling pass
+
+
+def current_limits() -> Limits:
+    """Limits with any ``SCMSPEC_MAX_*`` environment overrides applied.
+
+    Example:
+        >>> current_limits().rows >= 1000
+        True
+    """
+    overrides: dict[str, float | int] = {}
+    for f in fields(Limits):
+        raw = os.environ.get(f"SCMSPEC_MAX_{f.name.upper()}")
+        if raw is not None:
+            overrides[f.name] = float(raw) if f.type == "float" else int(raw)
+    return Limits(**overrides)  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Samplers: executable plans, random streams and the vectorised numpy sampler."""
