@@ -113,7 +113,7 @@ class SCM:
         """n observational rows (after selection, if the card has one)."""
         s = numpy_sampler.sample(self.plan, n, 0, self.streams(seed, "obs", replicate),
                                  forced=dict(self.forced) or None)
-        return self._frame(s.columns, include_latent)
+        return self.frame(s.columns, include_latent)
 
     def sample_interventional(self, n_obs: int | None = None, n_int: int | None = None,
                               seed: int | None = None, replicate: int = 0,
@@ -126,14 +126,19 @@ class SCM:
         s = numpy_sampler.sample(self.plan, n_obs, n_int, self.streams(seed, "obsint", replicate),
                                  targets=targets, per_row=per_row,
                                  forced=dict(self.forced) or None)
-        data = self._frame(s.columns, False)
+        return self.interventional_frames(s)
+
+    def interventional_frames(self, s: numpy_sampler.Sample) -> InterventionalData:
+        """Data, cell mask and per-row records of a sampled obs+int split."""
+        data = self.frame(s.columns)
         mask = pd.DataFrame(0, index=data.index, columns=data.columns, dtype=np.int8)
         for j, t in enumerate(s.targets):
             if t in mask.columns:
                 mask[t] = s.assigned[:, j].astype(np.int8)
         return InterventionalData(data, mask, _records(s), s.acceptance)
 
-    def _frame(self, cols: Mapping[str, np.ndarray], include_latent: bool) -> pd.DataFrame:
+    def frame(self, cols: Mapping[str, np.ndarray], include_latent: bool = False) -> pd.DataFrame:
+        """A table of sampled columns in card order (latent variables dropped by default)."""
         spec = self.compiled.card.variables
         names = list(spec) if include_latent else list(self.plan.columns)
         return pd.DataFrame({v: _typed(cols[v], spec[v].kind) for v in names})

@@ -1,0 +1,266 @@
+"""Compile many cards into datasets: discover -> parse -> compile -> sample -> gate -> write.
+
+One bad card never stops or corrupts the others: each card's failure is
+collected as diagnostics and recorded in the manifest. Results do not depend
+on the order cards are given in: cards are processed in sorted path order and
+the manifest is sorted by id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from scmspec import __version__
+from scmspec.api import LoadedCard, spec_document
+from scmspec.compiler.pipeline import compile_card, parse_card
+from scmspec.compiler.spec import Card, ProtocolSpec
+from scmspec.errors import CardError, Diagnostic, SamplingError, Span
+from scmspec.limits import current_limits
+from scmspec.outputs import (AtomicFolder, clean_temporaries, file_hashes, remove_stale,
+                             write_csv, write_json, write_manifest)
+from scmspec.samplers import numpy_sampler
+from scmspec.scm import SCM
+from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
+
+CARD_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class ProtocolOverrides:
+    """Command-line overrides of a card's protocol (None keeps the card's value)."""
+
+    seed: int | None = None
+    n_obs: int | None = None
+    n_int_obs: int | None = None
+    n_int: int | None = None
+    replicates: int | None = None
+
+    def apply(self, proto: ProtocolSpec) -> ProtocolSpec:
+        update = {k: v for k, v in self.__dict__.items() if v is not None}
+        return proto.model_copy(update=update)
+
+
+@dataclass
+class CardResult:
+    """What happened to one card."""
+
+    path: str
+    card_sha256: str
+    id: str | None = None
+    status: str = "failed"  # released | rejected (blocking gate failed) | failed
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    gates: list[GateResult] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    source_lines: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "card": self.path, "card_sha256": self.card_sha256,
+            "status": self.status, **self.summary,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "gates_failed": sorted({g.gate for g in self.gates if g.status == "fail"}),
+            "gates_warned": sorted({g.gate for g in self.gates if g.status == "warn"}),
+            "files": self.files,
+        }
+
+
+def discover(paths: Iterable[str | Path]) -> list[Path]:
+    """Card files under the given files and folders (recursive), sorted, without duplicates."""
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.update(q for q in p.rglob("*") if q.suffix in CARD_SUFFIXES and q.is_file()
+                         and not any(part.startswith(".") for part in q.parts))
+        else:
+            found.add(p)
+    return sorted(found, key=lambda q: q.as_posix())
+
+
+def _display(path: Path) -> str:
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def parse_all(files: Sequence[Path]) -> tuple[list[CardResult], dict[str, LoadedCard]]:
+    """Parse every card; a duplicate id fails the later card (in path order)."""
+    results: list[CardResult] = []
+    loaded: dict[str, LoadedCard] = {}
+    first: dict[str, str] = {}
+    for path in files:
+        raw = path.read_bytes() if path.is_file() else b""
+        res = CardResult(_display(path), hashlib.sha256(raw).hexdigest())
+        results.append(res)
+        try:
+            card, smap = parse_card(path)
+        except CardError as exc:
+            res.diagnostics = list(exc.diagnostics)
+            res.source_lines = _lines(raw)
+            continue
+        res.source_lines = smap.lines
+        res.id = card.id
+        if card.id in first:
+            res.diagnostics = [Diagnostic("SCM112", f"duplicate card id {card.id!r} (also in "
+                                          f"{first[card.id]})", smap.nearest(("id",)),
+                                          "give each card a unique id")]
+            res.id = None
+            continue
+        first[card.id] = res.path
+        loaded[res.path] = LoadedCard(card, smap)
+    return results, loaded
+
+
+def _lines(raw: bytes) -> list[str]:
+    return raw.decode("utf-8", errors="replace").splitlines()
+
+
+def build(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides,
+          run_gate_checks: bool = True) -> list[CardResult]:
+    """Compile every card under ``paths`` into ``out``; returns one result per card file."""
+    files = discover(paths)
+    results, loaded = parse_all(files)
+    clean_temporaries(out)
+    for res in results:
+        if res.path in loaded:
+            build_one(loaded[res.path], res, out, overrides, run_gate_checks)
+        elif res.id:
+            remove_stale(out, res.id)
+    write_manifest(out, manifest(results, overrides))
+    return results
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A compiled, sampled and gated card, ready to write."""
+
+    scm: SCM
+    protocol: ProtocolSpec
+    replicates: tuple[ReplicateData, ...]
+
+
+def evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
+             run_gate_checks: bool = True) -> Evaluated | None:
+    """Compile, sample and gate one card; card errors land in ``res`` and give None."""
+    proto = overrides.apply(loaded.card.protocol)
+    try:
+        _check_protocol(loaded.card, proto, loaded)
+        compiled = compile_card(loaded.card, loaded.source)
+        scm = SCM(compiled, compiled.plan)
+        reps = tuple(_sample_replicate(scm, proto, r) for r in range(proto.replicates))
+    except CardError as exc:
+        res.diagnostics = list(exc.diagnostics)
+        return None
+    res.gates = run_gates(GateContext(compiled, reps)) if run_gate_checks else []
+    res.status = "rejected" if any(g.blocking_failure for g in res.gates) else "released"
+    res.summary = _summary(scm, proto)
+    return Evaluated(scm, proto, reps)
+
+
+def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: ProtocolOverrides,
+              run_gate_checks: bool) -> None:
+    """Evaluate one card and write its dataset atomically (or remove a stale one)."""
+    done = evaluate(loaded, res, overrides, run_gate_checks)
+    if done is None:
+        remove_stale(out, loaded.id)
+        return
+    with AtomicFolder(out / loaded.id) as tmp:
+        _write_dataset(tmp, done, res, loaded)
+    res.files = {f"{loaded.id}/{k}": v for k, v in file_hashes(out / loaded.id).items()}
+
+
+def _check_protocol(card: Card, proto: ProtocolSpec, loaded: LoadedCard) -> None:
+    limits = current_limits()
+    d = len(card.variables)
+    problems = []
+    n_max = max(proto.n_obs, proto.n_int_obs + proto.n_int)
+    if n_max > limits.rows:
+        problems.append(f"{n_max} rows per split exceed the limit of {limits.rows}")
+    if d > limits.variables:
+        problems.append(f"{d} variables exceed the limit of {limits.variables}")
+    if n_max * d > limits.cells:
+        problems.append(f"{n_max} x {d} cells exceed the limit of {limits.cells}")
+    if proto.replicates > limits.replicates:
+        problems.append(f"{proto.replicates} replicates exceed the limit of {limits.replicates}")
+    if problems:
+        span = loaded.source.nearest(("protocol",))
+        raise SamplingError([Diagnostic("SCM602", p, span, "lower it, or raise the limit with "
+                                        "SCMSPEC_MAX_* (docs/limits.md)") for p in problems])
+
+
+def _sample_replicate(scm: SCM, proto: ProtocolSpec, r: int) -> ReplicateData:
+    obs = numpy_sampler.sample(scm.plan, proto.n_obs, 0, scm.streams(proto.seed, "obs", r))
+    obsint = numpy_sampler.sample(scm.plan, proto.n_int_obs, proto.n_int,
+                                  scm.streams(proto.seed, "obsint", r))
+    return ReplicateData(r, obs, obsint)
+
+
+def _summary(scm: SCM, proto: ProtocolSpec) -> dict[str, Any]:
+    card = scm.compiled.card
+    adj = scm.adjacency(observed_only=True)
+    return {
+        "family": card.family, "domain": card.domain, "title": card.title,
+        "d": len(scm.plan.columns), "d_total": len(card.variables),
+        "edges": int(adj.to_numpy().sum()), "edges_total": scm.compiled.resolved.graph.number_of_edges(),
+        "targets": list(scm.plan.targets), "tags": list(card.tags),
+        "n": {"obs": proto.n_obs, "obsint_obs": proto.n_int_obs, "obsint_int": proto.n_int},
+        "replicates": proto.replicates, "seed": proto.seed,
+    }
+
+
+def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCard) -> None:
+    scm, proto, reps = done.scm, done.protocol, done.replicates
+    write_json(tmp / "spec.json", spec_document(scm, proto.model_dump()))
+    graph = tmp / "graph"
+    graph.mkdir()
+    write_csv(graph / "adjacency.csv", scm.adjacency(True), index=True)
+    write_csv(graph / "adjacency_full.csv", scm.adjacency(False), index=True)
+    observed = set(scm.plan.columns)
+    edges = pd.DataFrame([{"source": e.source, "target": e.target, "reason": e.reason,
+                           "observed": int(e.source in observed and e.target in observed)}
+                          for e in scm.compiled.card.edges],
+                         columns=["source", "target", "reason", "observed"])
+    write_csv(graph / "edges.csv", edges)
+    acceptance = {}
+    for rep in reps:
+        folder = tmp / f"rep-{rep.replicate}"
+        folder.mkdir()
+        write_csv(folder / "obs.csv", scm.frame(rep.obs.columns))
+        data = scm.interventional_frames(rep.obsint)
+        write_csv(folder / "obsint.csv", data.data)
+        write_csv(folder / "obsint_mask.csv", data.mask)
+        write_csv(folder / "obsint_records.csv", data.records)
+        acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
+                                          "obsint": rep.obsint.acceptance}
+    write_json(tmp / "gates.json", [g.to_json(loaded.id) for g in res.gates])
+    meta = {**_summary(scm, proto), "id": loaded.id, "status": res.status,
+            "scmspec_version": __version__, "version": scm.compiled.card.version,
+            "latent": [v for v, s in scm.compiled.card.variables.items() if not s.observed],
+            "selection": scm.compiled.card.selection.condition if scm.compiled.card.selection
+            else None, "acceptance": acceptance,
+            "handlers": {t: scm.plan.step(t).handler.kind for t in scm.plan.targets
+                         if scm.plan.step(t).handler is not None},
+            "variables": {v: {"kind": s.kind, "unit": s.unit, "role": s.role,
+                              "observed": s.observed, "levels": s.levels}
+                          for v, s in scm.compiled.card.variables.items()}}
+    write_json(tmp / "metadata.json", meta)
+
+
+def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides) -> dict[str, Any]:
+    entries = sorted((r.to_json() for r in results), key=lambda e: (e["id"] or "", e["card"]))
+    counts = {s: sum(1 for r in results if r.status == s) for s in ("released", "rejected", "failed")}
+    return {"format": "scmspec.manifest/1", "scmspec_version": __version__,
+            "overrides": {k: v for k, v in overrides.__dict__.items() if v is not None},
+            "counts": counts, "scms": entries}
+
+
+def failure_span(res: CardResult) -> Span | None:
+    return res.diagnostics[0].span if res.diagnostics else None

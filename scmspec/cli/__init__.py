@@ -1,0 +1,38 @@
+"""The ``scmspec`` command line: one module per command, each a thin shell over the API.
+
+Exit codes: 0 ok; 1 card errors or blocking gate failures (diagnostics on
+stderr); 2 usage errors (from Click); 70 internal error (a bug: traceback shown).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import typer
+
+from scmspec.cli import compile_cmd, schema_cmd, validate_cmd
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Compile structural-causal-model cards into samplers, datasets and gates.")
+app.command("compile")(compile_cmd.compile_command)
+app.command("validate")(validate_cmd.validate_command)
+app.command("schema")(schema_cmd.schema_command)
+
+EXIT_INTERNAL = 70
+
+
+def main() -> None:
+    """Entry point: run the app; turn an unexpected exception into exit code 70.
+
+    Click (inside typer) handles usage errors (exit 2) and ``typer.Exit``; card
+    errors are reported by the commands themselves (exit 1). Anything else is a
+    bug in scmspec and keeps its traceback.
+    """
+    try:
+        app()
+    except Exception:  # noqa: BLE001 - last resort: our bug, keep the traceback
+        traceback.print_exc()
+        print("scmspec: internal error (a bug in scmspec, not in your card); please report it",
+              file=sys.stderr)
+        sys.exit(EXIT_INTERNAL)

@@ -1,0 +1,22 @@
+"""``scmspec schema [--out FILE]``: the card language's JSON Schema, for editors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from scmspec.compiler.validate import export_schema
+
+
+def schema_command(
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="write to FILE")] = None,
+) -> None:
+    """Print (or write) the JSON Schema of cards; docs/card.schema.json is its committed copy."""
+    text = export_schema()
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")

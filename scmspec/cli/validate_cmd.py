@@ -1,0 +1,31 @@
+"""``scmspec validate PATH...``: run the release gates on cards and print a table per card."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from scmspec.build import ProtocolOverrides
+from scmspec.cli.common import echo, print_diagnostics
+from scmspec.validate_cards import validate_paths
+
+
+def validate_command(
+    paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)")],
+    as_json: Annotated[bool, typer.Option("--json", help="emit JSON records")] = False,
+    seed: Annotated[Optional[int], typer.Option(help="override every card's seed")] = None,
+    replicates: Annotated[int, typer.Option(help="replicates to sample for data gates")] = 1,
+) -> None:
+    """Check every card: schema, graph, units, then sampled data against the gates."""
+    reports = validate_paths(paths, ProtocolOverrides(seed=seed, replicates=replicates))
+    if as_json:
+        echo(json.dumps([rec for r in reports for rec in r.records()], indent=2))
+    else:
+        for r in reports:
+            print_diagnostics(r.result.diagnostics, r.result.source_lines)
+            echo(r.table())
+    if any(r.blocking for r in reports) or not reports:
+        raise typer.Exit(1)
