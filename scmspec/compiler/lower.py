@@ -54,6 +54,11 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
             steps.append(Step(root=spec.distribution, block=block_of.get(name),
                               text=_describe_root(spec.distribution), **common))  # type: ignore[arg-type]
             continue
+        if spec.mechanism is not None:
+            steps.append(Step(evaluate=spec.mechanism.lower(resolved.parents[name]),  # type: ignore[arg-type]
+                              noise=spec.noise, text=_describe_root(spec.mechanism).lstrip("~ "),
+                              **common))  # type: ignore[arg-type]
+            continue
         expr = resolved.equations[name].xreplace(constants)
         fn = lambdify_expression(expr, resolved.parents[name],
                                  resolved.random_sites.get(name, 0))

@@ -165,6 +165,13 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
     variables = set(card.variables)
     for name, spec in card.variables.items():
         used = equation_parents(equations[name], variables) if name in equations else set()
+        if spec.mechanism is not None:
+            used = set(spec.mechanism.inputs())
+            for p in sorted(used - variables):
+                bag.add("SCM301", f"the mechanism of {name!r} reads {p!r}, which is not a "
+                        "declared variable", smap.nearest(("variables", name, "mechanism")),
+                        "declare it under variables:")
+            used &= variables
         declared = {s for (s, t) in listed if t == name}
         for p in sorted(used - declared):
             loc = ("variables", name, "equation")
@@ -175,8 +182,8 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
                     "from the equation")
         for p in sorted(declared - used):
             i = listed[(p, name)]
-            what = "is a root (it has a distribution)" if spec.equation is None else \
-                f"its equation does not use {p!r}"
+            what = "is a root (it has a distribution)" if spec.distribution is not None else \
+                f"its mechanism does not use {p!r}"
             bag.add("SCM304", f"edge {p} -> {name} is listed, but {name!r} {what} "
                     "(omitted parent)", smap.nearest(("edges", i)),
                     f"use {p!r} in the equation of {name!r}, or remove the edge")
@@ -200,6 +207,10 @@ def _check_kinds(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
         loc = ("variables", name, "distribution")
         if dist is None:
             continue
+        if spec.noise.kind != "none":
+            bag.add("SCM314", f"{name!r} is a root: its distribution already is its exogenous "
+                    "variation, so it takes no noise", smap.nearest(("variables", name, "noise")),
+                    "remove `noise:`, or widen the distribution")
         if spec.kind == "continuous" and dist.discrete:
             bag.add("SCM313", f"{name!r} is continuous but its distribution {dist.kind!r} is "
                     "discrete", smap.nearest(loc), f"set `kind:` of {name!r} to binary, count, "

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from scmspec.compiler.kinds.interventions import HandlerSpec, ResampleHandler
+from scmspec.compiler.kinds.mechanisms import MechanismSpec
 from scmspec.compiler.kinds.noise import NoiseSpec, NoNoise
 from scmspec.compiler.kinds.roots import RootSpec
 from scmspec.compiler.specmodel import SpecModel
@@ -45,8 +46,9 @@ class InterventionSpec(SpecModel):
 class VariableSpec(SpecModel):
     """One variable: meaning, unit, scale, range, role, and how it is generated.
 
-    Exactly one of ``distribution`` (a root) or ``equation`` (a mechanism over the
-    variable's parents) must be given.
+    Exactly one of ``distribution`` (a root), ``equation`` (a mechanism over the
+    variable's parents, as text) or ``mechanism`` (a structured, parametric kind used by
+    generated cards) must be given.
     """
 
     meaning: str = Field(description="operational meaning: what is measured, of whom, when")
@@ -59,6 +61,7 @@ class VariableSpec(SpecModel):
     observed: bool = True
     distribution: RootSpec | None = Field(None, description="root distribution (roots only)")
     equation: str | None = Field(None, description="mechanism over exactly the parents")
+    mechanism: MechanismSpec | None = Field(None, description="structured mechanism kind")
     noise: NoiseSpec = Field(default_factory=NoNoise, description="exogenous noise term")
     intervention: InterventionSpec | None = Field(None, description="set when intervenable")
     story: str | None = Field(None, description="sampling story or data source")
@@ -70,8 +73,10 @@ class VariableSpec(SpecModel):
 
     @model_validator(mode="after")
     def _one_generator(self) -> VariableSpec:
-        if (self.distribution is None) == (self.equation is None):
-            raise ValueError("give exactly one of 'distribution' (a root) or 'equation'")
+        given = [self.distribution, self.equation, self.mechanism]
+        if sum(g is not None for g in given) != 1:
+            raise ValueError("give exactly one of 'distribution' (a root), 'equation' or "
+                             "'mechanism'")
         if self.range is not None and not self.range[0] < self.range[1]:
             raise ValueError(f"range low ({self.range[0]}) must be below high ({self.range[1]})")
         if self.kind == "categorical" and self.levels is None:

@@ -6,6 +6,6 @@ methods are its vectorised implementation. The modules are imported here
 explicitly so registration never depends on import side effects elsewhere.
 """
 
-from scmspec.compiler.kinds import functions, interventions, noise, roots
+from scmspec.compiler.kinds import functions, interventions, mechanisms, noise, roots
 
-__all__ = ["functions", "interventions", "noise", "roots"]
+__all__ = ["functions", "interventions", "mechanisms", "noise", "roots"]
