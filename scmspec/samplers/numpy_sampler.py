@@ -112,10 +112,11 @@ def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Gener
     eps = step.noise.draw(rng, n)
     draws = [rng.random(n) for _ in range(step.sites)]
     assert step.evaluate is not None
-    f = step.evaluate(*[cols[p] for p in step.parents], *draws)
+    inputs = tuple(cols[p] for p in step.parents)
+    f = step.evaluate(*inputs, *draws)
     if np.ndim(f) == 0:
         f = np.full(n, float(f))
-    return step.noise.apply(f, eps)
+    return step.noise.apply(f, eps, inputs)
 
 
 def _block_uniforms(plan: Plan, n: int, streams: Streams) -> dict[str, Array]:

@@ -28,7 +28,9 @@ class NoiseBase(SpecModel):
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:  # pragma: no cover
         raise NotImplementedError
 
-    def apply(self, f: Array, eps: Array | None) -> Array:
+    def apply(self, f: Array, eps: Array | None, parents: tuple[Array, ...] = ()) -> Array:
+        """Combine the mechanism's output f with the drawn term (and, for kinds whose
+        scale depends on the inputs, such as heteroskedastic noise, the parent columns)."""
         if eps is None:
             return f
         return f + eps if self.mode == "additive" else f * (1.0 + eps)
