@@ -47,10 +47,12 @@ def compile(card: LoadedCard | Card) -> SCM:  # noqa: A001 - the natural name
 
 
 def compile_file(path: str | Path) -> SCM:
+    """Load and compile a card file in one step."""
     return load(path).compile()
 
 
 def compile_text(text: str, name: str = "<card>") -> SCM:
+    """Compile card text; diagnostics name ``name`` as the file."""
     card, smap = parse_card_text(text, name)
     return LoadedCard(card, smap).compile()
 
@@ -61,7 +63,12 @@ def load_spec(path: str | Path) -> SCM:
     if doc.get("format") != SPEC_FORMAT:
         raise SchemaError([Diagnostic("SCM202", f"{path} is not a {SPEC_FORMAT} document",
                                       Span(str(path), 1, 1), "pass a spec.json from compile")])
-    card = Card.model_validate(doc["card"])
+    card_json = doc["card"]
+    # spec.json is written with sorted keys; restore the card's variable order (data columns).
+    order = doc.get("resolved", {}).get("variables")
+    if order and set(order) == set(card_json.get("variables", {})):
+        card_json = {**card_json, "variables": {v: card_json["variables"][v] for v in order}}
+    card = Card.model_validate(card_json)
     return compile(card)
 
 
@@ -79,6 +86,7 @@ def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str,
         "card": card_json,
         "resolved": {
             "order": builtins.list(compiled.resolved.order),
+            "variables": builtins.list(compiled.card.variables),  # card order = column order
             "parents": {k: builtins.list(v) for k, v in compiled.resolved.parents.items()},
             "observed": builtins.list(scm.plan.columns),
             "targets": builtins.list(scm.plan.targets),
