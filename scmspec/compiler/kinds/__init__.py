@@ -6,6 +6,19 @@ methods are its vectorised implementation. The modules are imported here
 explicitly so registration never depends on import side effects elsewhere.
 """
 
-from scmspec.compiler.kinds import functions, interventions, mechanisms, noise, roots
+from scmspec.compiler.kinds import (
+    functions,
+    interventions,
+    mechanism_base,
+    mechanisms,
+    mechanisms_activation,
+    mechanisms_nonlinear,
+    noise,
+    noise_base,
+    noise_shaped,
+    roots,
+)
 
-__all__ = ["functions", "interventions", "mechanisms", "noise", "roots"]
+__all__ = ["functions", "interventions", "mechanism_base", "mechanisms", "mechanisms_activation",
+           "mechanisms_nonlinear", "noise", "noise_base",
+           "noise_shaped", "roots"]

@@ -31,7 +31,9 @@ class FunctionEntry:
     ``same`` (arguments share a dimension, which the result keeps), ``sqrt``,
     ``cbrt``, ``sign`` (any argument, dimensionless result), ``where``,
     ``piecewise``, ``draw_same`` (a random draw whose arguments share the result's
-    dimension) or ``draw_dimensionless``.
+    dimension), ``draw_dimensionless``, ``draw_first`` (the draw has the unit of its
+    first argument, the others are dimensionless) or ``draw_inverse`` (1 / the unit of its
+    argument). See docs/units.md.
     """
 
     name: str
@@ -163,8 +165,8 @@ def _categorical_u(*args: Array) -> Array:
 
 for _name, _lo, _hi, _impl, _units, _doc in [
     ("bernoulli", 1, 1, _bernoulli_u, "draw_dimensionless", "1 with probability p, else 0"),
-    ("poisson", 1, 1, _poisson_u, "draw_dimensionless", "a count with mean rate"),
-    ("binomial", 2, 2, _binomial_u, "draw_dimensionless", "binomial(n, p): successes of n trials"),
+    ("poisson", 1, 1, _poisson_u, "draw_first", "a count with mean rate"),
+    ("binomial", 2, 2, _binomial_u, "draw_first", "binomial(n, p): successes of n trials"),
     ("categorical", 2, None, _categorical_u, "draw_dimensionless",
      "categorical(w0, w1, ...): level code k with probability w_k / sum(w)"),
     ("normal", 2, 2, _normal_u, "draw_same", "normal(mean, sd): a Gaussian draw"),

@@ -4,6 +4,10 @@ Every kind draws a zero-centred term ``eps`` of length n from the variable's own
 stream. ``mode: additive`` gives ``f + eps`` (eps in the variable's unit);
 ``mode: multiplicative`` gives ``f * (1 + eps)`` (eps dimensionless). ``none``
 draws nothing, so formula nodes stay exact functions of their parents.
+
+This module holds the kinds that are a plain draw; kinds that reshape ``f`` or whose
+scale depends on the row (heteroskedastic, quantised, censored) live in
+``noise_shaped``. Every kind is gathered into the ``NoiseSpec`` union here.
 """
 
 from __future__ import annotations
@@ -13,30 +17,24 @@ from typing import Annotated, Literal, Union
 import numpy as np
 from pydantic import Field
 
-from scmspec.compiler.specmodel import SpecModel
-from scmspec.registry import Registry
+from scmspec.compiler.kinds.noise_base import NOISE, NoiseBase, Positive
+from scmspec.compiler.kinds.noise_shaped import (
+    CensoredNoise,
+    HeteroskedasticNoise,
+    QuantisedNoise,
+    RFFHeteroskedasticNoise,
+)
 
 Array = np.ndarray
-Positive = Annotated[float, Field(gt=0)]
+Probability = Annotated[float, Field(gt=0, lt=1)]
+EULER_GAMMA = 0.5772156649015329
 
-
-class NoiseBase(SpecModel):
-    """Common behaviour of noise kinds."""
-
-    mode: Literal["additive", "multiplicative"] = "additive"
-
-    def draw(self, rng: np.random.Generator, n: int) -> Array | None:  # pragma: no cover
-        raise NotImplementedError
-
-    def apply(self, f: Array, eps: Array | None, parents: tuple[Array, ...] = ()) -> Array:
-        """Combine the mechanism's output f with the drawn term (and, for kinds whose
-        scale depends on the inputs, such as heteroskedastic noise, the parent columns)."""
-        if eps is None:
-            return f
-        return f + eps if self.mode == "additive" else f * (1.0 + eps)
-
-
-NOISE: Registry[type[NoiseBase]] = Registry("noise")
+__all__ = [
+    "NOISE", "BetaNoise", "CensoredNoise", "ExponentialNoise", "GumbelNoise",
+    "HeteroskedasticNoise", "LaplaceNoise", "LognormalNoise", "MixtureOutlierNoise", "NoNoise",
+    "NoiseBase", "NoiseSpec", "NormalNoise", "QuantisedNoise", "RFFHeteroskedasticNoise",
+    "StudentTNoise", "TargetR2Noise", "UniformNoise",
+]
 
 
 @NOISE.register("none")
@@ -105,7 +103,79 @@ class LognormalNoise(NoiseBase):
         return np.expm1(self.sigma * rng.standard_normal(n))
 
 
+@NOISE.register("target_r2")
+class TargetR2Noise(NoiseBase):
+    """Gaussian with standard deviation sd, chosen so that signal / (signal + noise) = r2.
+
+    ``sd`` is the concrete number, computed once by the generator from a pilot
+    signal variance: sd = sqrt(var(f) (1 - r2) / r2). ``r2`` records the design target;
+    sampling uses only ``sd`` (no batch statistics).
+    """
+
+    kind: Literal["target_r2"] = "target_r2"
+    r2: Probability
+    sd: Positive
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array | None:
+        return rng.normal(0.0, self.sd, n)
+
+
+@NOISE.register("mixture_outlier")
+class MixtureOutlierNoise(NoiseBase):
+    """Gaussian sd, except with probability outlier_prob Gaussian outlier_scale (rare jumps)."""
+
+    kind: Literal["mixture_outlier"] = "mixture_outlier"
+    sd: Positive
+    outlier_prob: Probability
+    outlier_scale: Positive
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array | None:
+        z = rng.standard_normal(n)
+        outlier = rng.random(n) < self.outlier_prob
+        return np.where(outlier, self.outlier_scale, self.sd) * z
+
+
+@NOISE.register("beta")
+class BetaNoise(NoiseBase):
+    """scale * (Beta(a, b) - a / (a + b)): bounded, centred, skewed when a != b."""
+
+    kind: Literal["beta"] = "beta"
+    a: Positive
+    b: Positive
+    scale: Positive
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array | None:
+        return self.scale * (rng.beta(self.a, self.b, n) - self.a / (self.a + self.b))
+
+
+@NOISE.register("exponential")
+class ExponentialNoise(NoiseBase):
+    """scale * (E - 1 / rate), E ~ Exponential(rate): a centred one-sided disturbance."""
+
+    kind: Literal["exponential"] = "exponential"
+    rate: Positive
+    scale: Positive
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array | None:
+        return self.scale * (rng.exponential(1.0 / self.rate, n) - 1.0 / self.rate)
+
+
+@NOISE.register("gumbel")
+class GumbelNoise(NoiseBase):
+    """Gumbel (maximum) with the given scale, centred: G - scale * Euler's gamma."""
+
+    kind: Literal["gumbel"] = "gumbel"
+    scale: Positive
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array | None:
+        return rng.gumbel(-self.scale * EULER_GAMMA, self.scale, n)
+
+
 NoiseSpec = Annotated[
-    Union[NoNoise, NormalNoise, UniformNoise, LaplaceNoise, StudentTNoise, LognormalNoise],
+    Union[
+        NoNoise, NormalNoise, UniformNoise, LaplaceNoise, StudentTNoise, LognormalNoise,
+        TargetR2Noise, MixtureOutlierNoise, BetaNoise, ExponentialNoise, GumbelNoise,
+        HeteroskedasticNoise, RFFHeteroskedasticNoise, QuantisedNoise, CensoredNoise,
+    ],
     Field(discriminator="kind"),
 ]

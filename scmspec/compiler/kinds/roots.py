@@ -294,11 +294,84 @@ class GaussianMixtureRoot(RootBase):
         return 0.5 * (lo + hi)
 
 
+def _index_ppf(probs: Array, u: Array) -> Array:
+    """Inverse CDF of a distribution on 0..k-1 with the given probabilities."""
+    return np.searchsorted(np.cumsum(probs)[:-1], u, side="right").astype(float)
+
+
+@ROOTS.register("multinomial")
+class MultinomialRoot(RootBase):
+    """An unordered category drawn by softmax(logits), output as its standardised index.
+
+    The category index i in 0..k-1 becomes (i - mean) / sd, a continuous-typed column
+    with mean 0 and sd 1 when ``mean`` and ``sd`` are the index's exact moments (the
+    default when they are omitted; generated cards store them).
+    """
+
+    kind: Literal["multinomial"] = "multinomial"
+    logits: list[float] = Field(min_length=2, max_length=64)
+    mean: float | None = None
+    sd: Positive | None = None
+
+    def probs(self) -> Array:
+        return special.softmax(np.asarray(self.logits, dtype=float))
+
+    def moments(self) -> tuple[float, float]:
+        """The stored (or exact) mean and sd used to standardise the index."""
+        p = self.probs()
+        idx = np.arange(len(p))
+        mean = float(p @ idx) if self.mean is None else self.mean
+        sd = float(np.sqrt(p @ (idx - p @ idx) ** 2)) if self.sd is None else self.sd
+        return mean, sd
+
+    def ppf(self, u: Array) -> Array:
+        mean, sd = self.moments()
+        return (_index_ppf(self.probs(), u) - mean) / sd
+
+    def support(self) -> tuple[float, float]:
+        mean, sd = self.moments()
+        return (-mean / sd, (len(self.logits) - 1 - mean) / sd)
+
+
+@ROOTS.register("zipf")
+class ZipfRoot(RootBase):
+    """Power law on 1..support with P(v) proportional to v^-alpha, capped at cap, centred.
+
+    The value is min(v, cap) - centre; ``centre`` defaults to the exact mean of
+    min(v, cap), so the column has mean 0 (generated cards store it).
+    """
+
+    kind: Literal["zipf"] = "zipf"
+    support_size: Annotated[int, Field(ge=2, le=1000)]
+    alpha: Positive
+    cap: Positive | None = Field(default=None, description="values above cap become cap")
+    centre: float | None = None
+
+    def probs(self) -> Array:
+        w = np.arange(1, self.support_size + 1, dtype=float) ** -self.alpha
+        return w / w.sum()
+
+    def _values(self) -> Array:
+        values = np.arange(1, self.support_size + 1, dtype=float)
+        return values if self.cap is None else np.minimum(values, self.cap)
+
+    def mean_shift(self) -> float:
+        """The stored (or exact) centre subtracted from min(v, cap)."""
+        return float(self.probs() @ self._values()) if self.centre is None else self.centre
+
+    def ppf(self, u: Array) -> Array:
+        return self._values()[_index_ppf(self.probs(), u).astype(int)] - self.mean_shift()
+
+    def support(self) -> tuple[float, float]:
+        values = self._values()
+        return (float(values[0]) - self.mean_shift(), float(values[-1]) - self.mean_shift())
+
+
 RootSpec = Annotated[
     Union[
         UniformRoot, NormalRoot, TruncatedNormalRoot, LognormalRoot, GammaRoot, BetaRoot,
         ExponentialRoot, GumbelRoot, BernoulliRoot, PoissonRoot, CategoricalRoot, OrdinalRoot,
-        GaussianMixtureRoot,
+        GaussianMixtureRoot, MultinomialRoot, ZipfRoot,
     ],
     Field(discriminator="kind"),
 ]

@@ -1,0 +1,132 @@
+"""The base of structured mechanisms, their registry and shared numeric helpers.
+
+Kept apart from the kind modules (``mechanisms.py``, ``mechanisms_nonlinear.py``,
+``mechanisms_activation.py``) so that each of them imports the base without importing
+the others; ``mechanisms.py`` gathers every kind into the one ``MechanismSpec`` union.
+
+Most kinds read a fixed list of ``inputs`` (the variable's parents) and hold per-input
+parameter vectors in that order. The sampler hands parent columns over in the
+resolver's (topological) order, which may differ, so :meth:`VectorMechanism.lower`
+maps columns by name once, at lowering time, and the evaluate function only stacks
+them into an ``n x p`` matrix before a handful of vectorised numpy calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+from pydantic import Field, model_validator
+from scipy import special
+
+from scmspec.compiler.specmodel import SpecModel
+from scmspec.registry import Registry
+
+Array = np.ndarray
+Core = Callable[[Array], Array]
+
+
+class MechanismBase(SpecModel):
+    """Common behaviour of structured mechanisms."""
+
+    family: ClassVar[str] = "other"
+
+    def inputs(self) -> tuple[str, ...]:  # pragma: no cover - every kind overrides
+        raise NotImplementedError
+
+    def lower(self, parents: tuple[str, ...]) -> object:  # pragma: no cover
+        """A callable f(*parent_arrays) -> array, parents in the given order."""
+        raise NotImplementedError
+
+
+MECHANISMS: Registry[type[MechanismBase]] = Registry("mechanism")
+
+
+class VectorMechanism(MechanismBase):
+    """A mechanism over a named input list with per-input parameter vectors.
+
+    Subclasses list the names of their per-input fields in ``per_input`` (checked to
+    have one entry per input) and implement :meth:`core`, a function of the ``n x p``
+    input matrix whose columns follow ``inputs``.
+    """
+
+    inputs_: list[str] = Field(alias="inputs", min_length=1,
+                               description="the parents read, in parameter order")
+    per_input: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _per_input_lengths(self) -> VectorMechanism:
+        p = len(self.inputs_)
+        if len(set(self.inputs_)) != p:
+            raise ValueError("inputs must be distinct")
+        for name in self.per_input:
+            values = getattr(self, name)
+            if values is not None and len(values) != p:
+                raise ValueError(f"{name} needs {p} entries (one per input), got {len(values)}")
+        return self
+
+    def inputs(self) -> tuple[str, ...]:
+        return tuple(self.inputs_)
+
+    def core(self) -> Core:  # pragma: no cover - every kind overrides
+        raise NotImplementedError
+
+    def lower(self, parents: tuple[str, ...]) -> object:
+        idx = positions(self.inputs_, parents)
+        core = self.core()
+
+        def evaluate(*cols: Array) -> Array:
+            x = np.stack([np.asarray(cols[i], dtype=float) for i in idx], axis=1)
+            return np.asarray(core(x), dtype=float)
+
+        return evaluate
+
+
+def positions(inputs: list[str], parents: tuple[str, ...]) -> list[int]:
+    """Where each stored input sits in the parents tuple the sampler passes.
+
+    Example:
+        >>> positions(["a", "b"], ("b", "a"))
+        [1, 0]
+    """
+    if set(inputs) != set(parents):
+        raise ValueError(f"mechanism inputs {sorted(inputs)} differ from parents "
+                         f"{sorted(parents)}")
+    return [parents.index(name) for name in inputs]
+
+
+def vec(values: list[float] | tuple[float, ...]) -> Array:
+    """A float vector (stored parameters become numpy arrays once, at lowering)."""
+    return np.asarray(values, dtype=float)
+
+
+def sigmoid(x: Array) -> Array:
+    """Logistic function without overflow warnings."""
+    return special.expit(x)
+
+
+def softplus(x: Array) -> Array:
+    """log(1 + exp(x)), stable for large |x|."""
+    return np.logaddexp(0.0, x)
+
+
+def check_features(omega: list[list[float]], phases: list[float], weights: list[float],
+                   p: int) -> None:
+    """Raise ValueError unless omega is F x p and phases, weights have F entries."""
+    f = len(omega)
+    if any(len(row) != p for row in omega):
+        raise ValueError(f"each omega row needs {p} entries (one per input)")
+    if len(phases) != f or len(weights) != f:
+        raise ValueError(f"phases and weights need {f} entries (one per feature)")
+
+
+def random_features(x: Array, omega: Array, phases: Array, weights: Array, scale: float) -> Array:
+    """scale * sqrt(2 / F) * sum_j weights[j] * cos(omega[j] . x + phases[j]).
+
+    With omega ~ N(0, 1/l^2), phases ~ U[0, 2 pi] and weights ~ N(0, 1) this is a draw
+    from (an F-feature approximation of) a GP with an RBF kernel of length scale l and
+    standard deviation ``scale``; shared by the ``rff`` mechanism and the
+    ``rff_heteroskedastic`` noise.
+    """
+    return scale * np.sqrt(2.0 / len(phases)) * (np.cos(x @ omega.T + phases) @ weights)

@@ -1,0 +1,114 @@
+"""Node-level factors of the synthetic grid: mechanism, noise and root families.
+
+The contract the grid generator builds on. Each factor is a frozen record holding
+its tag (the family name used in slice reports), a one-line doc, the parameter ranges
+it draws from (those of CausalArena appendix A.1, see docs/synthetic-kinds.md) and a
+``draw`` function that returns a concrete, fully numeric spec:
+
+- ``MECHANISM_FACTORS`` (16): ``draw(parents, rng, strength)`` -> a structured
+  mechanism over exactly ``parents``; ``strength`` (1.0, or 0.45 for the weak-signal
+  stressor) multiplies the mechanism's output.
+- ``NOISE_FACTORS`` (15): ``draw(rng, pilot_signal, parents)`` -> a noise spec; the
+  pilot signal (the node's mechanism output on a pilot sample) fixes the concrete sd
+  of ``target_r2_gaussian`` and the bounds of ``censored``.
+- ``ROOT_FACTORS`` (14): ``draw(rng)`` -> (root distribution, variable kind).
+
+Draws read only the generator they are given, so a seeded generator gives the same
+spec every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from scmspec.compiler.kinds.mechanism_base import MechanismBase
+from scmspec.compiler.kinds.mechanisms_activation import ActivationMechanism, rank_levels
+from scmspec.compiler.kinds.noise_base import NoiseBase
+from scmspec.compiler.kinds.roots import RootBase
+from scmspec.registry import Registry
+from scmspec.synthetic.node_factors_draw import r6s
+from scmspec.synthetic.node_factors_mechanisms import MECHANISM_TABLE
+from scmspec.synthetic.node_factors_noise import NOISE_TABLE
+from scmspec.synthetic.node_factors_roots import ROOT_TABLE
+
+MechanismSpecModel = MechanismBase
+NoiseSpecModel = NoiseBase
+RootSpecModel = RootBase
+Ranges = dict[str, tuple[float, float]]
+
+__all__ = ["MECHANISM_FACTORS", "NOISE_FACTORS", "ROOT_FACTORS", "MechanismFactor",
+           "NoiseFactor", "RootFactor", "fit_rank_grid"]
+
+
+@dataclass(frozen=True)
+class MechanismFactor:
+    """A mechanism family: draw(parents, rng, strength) -> structured mechanism."""
+
+    tag: str
+    doc: str
+    ranges: Ranges
+    draw: Callable[[tuple[str, ...], np.random.Generator, float], MechanismSpecModel]
+
+
+@dataclass(frozen=True)
+class NoiseFactor:
+    """A noise family: draw(rng, pilot_signal, parents) -> noise spec."""
+
+    tag: str
+    doc: str
+    ranges: Ranges
+    draw: Callable[[np.random.Generator, np.ndarray, tuple[str, ...]], NoiseSpecModel]
+
+
+@dataclass(frozen=True)
+class RootFactor:
+    """A root family: draw(rng) -> (root distribution, variable kind)."""
+
+    tag: str
+    doc: str
+    ranges: Ranges
+    draw: Callable[[np.random.Generator], tuple[RootSpecModel, str]]
+
+
+F = TypeVar("F", MechanismFactor, NoiseFactor, RootFactor)
+
+
+def _registry(family: str, factor: type[F], table: tuple[tuple[Any, ...], ...]) -> Registry[F]:
+    registry: Registry[F] = Registry(family)
+    for tag, doc, ranges, draw in table:
+        registry.add(tag, factor(tag, doc, ranges, draw))
+    return registry
+
+
+MECHANISM_FACTORS = _registry("mechanism factor", MechanismFactor, MECHANISM_TABLE)
+NOISE_FACTORS = _registry("noise factor", NoiseFactor, NOISE_TABLE)
+ROOT_FACTORS = _registry("root factor", RootFactor, ROOT_TABLE)
+
+
+def fit_rank_grid(mechanism: MechanismSpecModel,
+                  pilot: Mapping[str, np.ndarray]) -> MechanismSpecModel:
+    """Refit a ``rank`` activation's quantile grid to pilot columns of its parents.
+
+    The ``activation`` factor stores standard-normal quantiles, right for
+    standardised parents; a generator that has a pilot sample of the parents calls
+    this so the fixed map matches the parents' actual distribution. Any other
+    mechanism comes back unchanged.
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> mech = MECHANISM_FACTORS.lookup("linear").draw(("a",), rng, 1.0)
+        >>> fit_rank_grid(mech, {"a": rng.normal(size=50)}) is mech
+        True
+    """
+    if not isinstance(mechanism, ActivationMechanism) or mechanism.activation != "rank":
+        return mechanism
+    shifts = mechanism.shifts or [0.0] * len(mechanism.inputs_)
+    levels = rank_levels(len(mechanism.rank_grid[0]))  # type: ignore[index]
+    grid = [r6s(np.quantile(np.asarray(pilot[name], float) - c, levels))
+            for name, c in zip(mechanism.inputs_, shifts)]
+    data = mechanism.model_dump(by_alias=True)
+    return ActivationMechanism.model_validate({**data, "rank_grid": grid})
