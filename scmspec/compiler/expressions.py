@@ -71,7 +71,13 @@ def parse_equation(text: str, limits: Limits | None = None) -> ParsedEquation:
         raise ExpressionIssue(0, 1, "the equation is nested too deeply",
                               f"keep nesting under {limits.expression_depth} levels") from None
     builder = _Builder(limits, len(text) - len(text.lstrip()))
-    expr = builder.build(tree.body, 0)
+    try:
+        expr = builder.build(tree.body, 0)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as exc:
+        # sympy refuses some well-formed trees (e.g. comparing an infinity); report, never crash
+        raise ExpressionIssue(0, len(text), f"this expression cannot be evaluated: {exc}",
+                              "simplify the expression; avoid operations on literal zeros or "
+                              "infinities") from None
     if is_condition(expr):
         expr = sp.Piecewise((sp.Integer(1), expr), (sp.Integer(0), True))
     return ParsedEquation(expr, frozenset(builder.names), builder.sites)
@@ -151,9 +157,9 @@ class _Builder:
             return left - right
         if isinstance(op, ast.Mult):
             return left * right
+        if isinstance(op, (ast.Div, ast.Mod, ast.FloorDiv)) and right == 0:
+            raise self.fail(node, "division by the literal zero", "divide by a nonzero value")
         if isinstance(op, ast.Div):
-            if right == 0:
-                raise self.fail(node, "division by the literal zero", "divide by a nonzero value")
             return left / right
         if isinstance(op, ast.Mod):
             return sp.Mod(left, right)

@@ -1,0 +1,117 @@
+"""Message helpers for ``check_units``: locating a sub-expression and suggesting fixes.
+
+Kept apart from the checker so that ``units.py`` reads as the rules alone. Every hint
+suggests a concrete edit: a constant with units that converts a scale, a kelvin declaration
+for an offset unit, or a named constant instead of a bare number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from scmspec.compiler.kinds.functions import FUNCTIONS
+from scmspec.compiler.spec import ConstantSpec
+from scmspec.compiler.unit_registry import Dim
+
+_RANDOM = frozenset(name for name, entry in FUNCTIONS.items() if entry.random)
+VERBS = {"add": "adds {a} to {b}", "compare": "compares {a} with {b}", "mix": "mixes {a} and {b}"}
+
+
+def show(node: sp.Basic) -> str:
+    """``sympy.sstr`` without the call-site index random draws carry (``bernoulli(p, 0)``)."""
+    if any(f.func.__name__ in _RANDOM for f in node.atoms(AppliedUndef)):
+        node = node.replace(lambda n: isinstance(n, AppliedUndef) and n.func.__name__ in _RANDOM,
+                            lambda n: n.func(*n.args[:-1]))
+    return str(sp.sstr(node))
+
+
+def shown(expr: sp.Basic, result: Dim) -> str:
+    return f"'{show(expr)}' is in {result.unit_text()}"
+
+
+def factor(d: Dim, to: Dim) -> str:
+    """'by a factor of 100 (1 Pa = 0.01 hPa)'."""
+    f = d.factor_to(to)
+    return (f"by a factor of {max(f, 1 / f):.6g} "
+            f"(1 {d.unit_text()} = {f:.6g} {to.unit_text()})")
+
+
+def _ident(unit_text: str) -> str:
+    if unit_text == "dimensionless":
+        return "one"
+    return re.sub(r"\W+", "_", unit_text).strip("_") or "one"
+
+
+def conversion_hint(d: Dim, to: Dim) -> str:
+    """A constant that turns raw numbers in ``d``'s unit into ``to``'s (its value >= 1)."""
+    f, a, b = d.factor_to(to), d.unit_text(), to.unit_text()
+    if f >= 1:
+        name, value, unit, verb = f"{_ident(b)}_per_{_ident(a)}", f, _ratio(to, d), "multiply"
+    else:
+        name, value, unit, verb = f"{_ident(a)}_per_{_ident(b)}", 1 / f, _ratio(d, to), "divide"
+    return (f"convert through a constant with units: {verb} by "
+            f"`{name}: {{value: {value:.6g}, unit: {unit}}}`")
+
+
+def _ratio(top: Dim, bottom: Dim) -> str:
+    a, b = top.unit_text(), bottom.unit_text()
+    if not bottom.names:
+        return a
+    b = f"({b})" if re.search(r"[*/]", b) else b
+    return f"{a if top.names else 1}/{b}"
+
+
+def offset_hint(node: sp.Basic, d: Dim) -> str:
+    """How to get a degC quantity out of an ambiguous spot (see docs/units.md)."""
+    text, unit = show(node), d.offset or "degC"
+    zero = d.zero_k if d.offset else 273.15
+    return (f"declare '{text}' in K (or delta_{unit} for a difference), or convert it: "
+            f"T_K = {text} + T0 with a constant `T0: {{value: {zero:.6g}, unit: K}}`; see "
+            "docs/units.md for what offset units support")
+
+
+def absolute_hint(node: sp.Basic, ref: Dim) -> str:
+    return (f"if '{node}' is a temperature difference, declare it in delta_{ref.offset}; to "
+            f"convert {ref.offset} to kelvin, add a constant equal to 0 {ref.offset} in kelvin "
+            f"(`T0: {{value: {ref.zero_k:.6g}, unit: K}}`)")
+
+
+def unitless_note(constants: Mapping[str, ConstantSpec], nodes: Iterable[sp.Basic]) -> str:
+    """Names the constants in ``nodes`` given no unit (the usual culprit), or ''."""
+    names = sorted({s.name for n in nodes for s in n.free_symbols
+                    if s.name in constants and "unit" not in constants[s.name].model_fields_set})
+    if not names:
+        return ""
+    listed = ", ".join(repr(n) for n in names)
+    return f"; the constant {listed} has no unit (it is dimensionless): give it one"
+
+
+def literal_note(*nodes: sp.Basic) -> str:
+    if any(n.is_Number for n in nodes):
+        return ("; a bare number is dimensionless: declare it as a constant with a unit, e.g. "
+                "`dT: {value: 3, unit: K}`")
+    return ""
+
+
+def locate(text: str, node: sp.Basic) -> tuple[int, int] | None:
+    """Best-effort (offset, width) of ``node`` inside the equation text."""
+    target = show(node).replace(" ", "")
+    index = [i for i, ch in enumerate(text) if not ch.isspace()]
+    at = "".join(text[i] for i in index).find(target)
+    if target and at >= 0:
+        return index[at], index[at + len(target) - 1] + 1 - index[at]
+    found = [_word(text, s.name) for s in node.free_symbols]
+    spans = [m for m in found if m is not None]
+    if not spans or len(spans) < len(found):
+        return None
+    start, end = min(m[0] for m in spans), max(m[1] for m in spans)
+    return start, end - start
+
+
+def _word(text: str, name: str) -> tuple[int, int] | None:
+    m = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
+    return (m.start(), m.end()) if m else None
