@@ -93,6 +93,10 @@ class SCM:
     def do(self, values: Mapping[str, float | str]) -> SCM:
         """Hard intervention on every row: pin variables, cut their incoming edges."""
         codes = self.compiled.resolved.level_codes
+        for k, v in values.items():
+            if isinstance(v, str) and v not in codes.get(k, {}):
+                raise ValueError(f"do(): {k!r} has no level {v!r} (levels: "
+                                 f"{', '.join(codes.get(k, {})) or 'none, it is numeric'})")
         numeric = {k: float(codes[k][v]) if isinstance(v, str) else float(v)
                    for k, v in values.items()}
         return replace(self, plan=plan_do(self.plan, numeric))
@@ -154,7 +158,14 @@ def _typed(values: np.ndarray, kind: str) -> np.ndarray:
 
 
 def _records(s: numpy_sampler.Sample) -> pd.DataFrame:
-    names = np.array(s.targets, dtype=object)
-    rows = [";".join(names[r]) if r.any() else "" for r in s.assigned]  # one string per row
-    kinds = [";".join(s.handlers.get(t, "") for t in names[r]) for r in s.assigned]
-    return pd.DataFrame({"row": np.arange(s.n), "targets": rows, "handlers": kinds})
+    """Per-row targets and handlers, ';'-joined; built column by column (no per-row Python)."""
+    targets = np.full(s.n, "", dtype=object)
+    kinds = np.full(s.n, "", dtype=object)
+    for j, name in enumerate(s.targets):
+        rows = s.assigned[:, j]
+        if not rows.any():
+            continue
+        sep = np.where(targets[rows] == "", "", ";")
+        targets[rows] = targets[rows] + sep + name
+        kinds[rows] = kinds[rows] + sep + s.handlers.get(name, "")
+    return pd.DataFrame({"row": np.arange(s.n), "targets": targets, "handlers": kinds})

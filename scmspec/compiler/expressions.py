@@ -145,6 +145,9 @@ class _Builder:
         if not isinstance(node.op, _BINOPS):
             raise self.fail(node, f"the operator {type(node.op).__name__} is not allowed",
                             "use + - * / ** %")
+        if isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.BinOp) \
+                and isinstance(node.left.op, (ast.Add, ast.Sub)):
+            return self._sum_chain(node, depth)
         left, right = self.build(node.left, depth), self.build(node.right, depth)
         for side in (left, right):
             if is_condition(side):
@@ -167,9 +170,31 @@ class _Builder:
             return sp.floor(left / right)
         return self._power(node, left, right)
 
+    def _sum_chain(self, node: ast.BinOp, depth: int) -> Any:
+        """Build a long ``a + b - c + ...`` without recursing once per term.
+
+        Python parses sums left-nested, so a 200-term sum would otherwise count as
+        200 levels of nesting and trip the depth limit meant for real nesting.
+        """
+        terms: list[tuple[int, ast.AST]] = []
+        current: ast.AST = node
+        while isinstance(current, ast.BinOp) and isinstance(current.op, (ast.Add, ast.Sub)):
+            terms.append((-1 if isinstance(current.op, ast.Sub) else 1, current.right))
+            current = current.left
+        terms.append((1, current))
+        values = []
+        for sign, term in reversed(terms):
+            value = self.build(term, depth)
+            if is_condition(value):
+                raise self.fail(term, "arithmetic on a condition",
+                                "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
+            values.append(value if sign > 0 else -value)
+        return sp.Add(*values)
+
     def _power(self, node: ast.AST, base: Any, exponent: Any) -> Any:
         if exponent.is_Number and abs(float(exponent)) > self.limits.exponent:
-            raise self.fail(node, f"the exponent {exponent} exceeds {self.limits.exponent:g}",
+            raise self.fail(node, f"the exponent {float(exponent):g} exceeds "
+                            f"{self.limits.exponent:g}",
                             "huge exponents overflow; rescale the quantity")
         if base.is_Number and exponent.is_Number:
             try:

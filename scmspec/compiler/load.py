@@ -29,6 +29,7 @@ _SCALAR_TAGS = {
     "tag:yaml.org,2002:null",
 }
 _MAP_TAG = "tag:yaml.org,2002:map"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
@@ -106,6 +107,9 @@ def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tupl
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         span = Span(name, mark.line + 1, mark.column + 1) if mark else Span(name, 1, 1)
         problem = getattr(exc, "problem", None) or str(exc)
+        context, where = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and where is not None and mark is not None and where.line != mark.line:
+            problem += f" ({context} that starts on line {where.line + 1})"
         raise LoadError([_diag("SCM103", f"YAML syntax error: {problem}", span,
                                "check indentation, colons and quoting near this position")])
     except RecursionError:
@@ -175,13 +179,19 @@ class _Walker:
         return None
 
     def scalar(self, node: ScalarNode, loc: Loc) -> Any:
+        if node.tag == _TIMESTAMP_TAG:
+            return str(node.value)  # dates (e.g. version: 2024-01-01) stay text
         if node.tag not in _SCALAR_TAGS:
             self.bag.add("SCM109", f"YAML tag {node.tag!r} is not allowed in cards",
                          self.span(node), "remove the tag; cards hold plain values only")
             return None
-        if node.style is None:
+        if node.style is None and node.start_mark.line == node.end_mark.line:
+            # Only a one-line plain scalar maps text offsets to columns; a multi-line
+            # plain scalar is folded, so offsets past its first line would be wrong.
             self.smap.plain.add(loc)
-        return _CONSTRUCTOR.construct_object(node, deep=True)
+        value = _CONSTRUCTOR.construct_object(node, deep=True)
+        _CONSTRUCTOR.constructed_objects.pop(node, None)  # the shared constructor must not grow
+        return value
 
     def mapping(self, node: MappingNode, loc: Loc, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -41,6 +41,8 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
     card = resolved.card
     constants = {sp.Symbol(k, real=True): sp.Float(c.value) for k, c in card.constants.items()}
     block_of = {v: i for i, b in enumerate(card.root_blocks) for v in b.variables}
+    affine = {v: (b.loc[j], b.scale[j]) for b in card.root_blocks if b.loc and b.scale
+              for j, v in enumerate(b.variables)}
     steps = []
     for name in resolved.order:
         spec = card.variables[name]
@@ -52,7 +54,8 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                       handler=handler, observed=spec.observed)
         if spec.distribution is not None:
             steps.append(Step(root=spec.distribution, block=block_of.get(name),
-                              text=_describe_root(spec.distribution), **common))  # type: ignore[arg-type]
+                              affine=affine.get(name), text=_describe_root(spec.distribution),
+                              **common))  # type: ignore[arg-type]
             continue
         if spec.mechanism is not None:
             steps.append(Step(evaluate=spec.mechanism.lower(resolved.parents[name]),  # type: ignore[arg-type]
@@ -64,7 +67,8 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                                  resolved.random_sites.get(name, 0))
         steps.append(Step(evaluate=fn, noise=spec.noise, sites=resolved.random_sites.get(name, 0),
                           text=canonical(resolved.equations[name]), **common))  # type: ignore[arg-type]
-    blocks = tuple(Block(tuple(b.variables), np.linalg.cholesky(np.asarray(b.correlation)))
+    blocks = tuple(Block(tuple(b.variables), None if b.correlation is None else
+                         np.linalg.cholesky(np.asarray(b.correlation)), b.kind)
                    for b in card.root_blocks)
     selection, sel_inputs = None, ()
     if resolved.selection is not None:
@@ -89,7 +93,7 @@ def _describe_root(dist: object) -> str:
 
 @lru_cache(maxsize=4096)
 def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) -> Evaluate:
-    """Compile an expression into f(*parents, *site_uniforms) -> float array.
+    """Compile an expression into f(*parents, *site_uniforms) -> float array (given float arrays).
 
     Cached on the (hashable, structurally compared) sympy expression, so
     identical mechanisms across a pool share one compiled function.
@@ -99,14 +103,36 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
         return lambda *arrays: np.full(len(arrays[0]) if arrays else 1, value)
     uniforms = [sp.Symbol(f"_u{k}", real=True) for k in range(sites)]
     expr = _bind_random_sites(expr, uniforms)
-    args = [sp.Symbol(p, real=True) for p in parents] + uniforms
+    # Internal argument names: a variable named like a numpy helper the generated code
+    # calls (select, greater, mod, ...) would otherwise shadow it. Card names cannot
+    # start with '_', so these cannot clash.
+    safe = [sp.Symbol(f"_p{i}", real=True) for i in range(len(parents))]
+    expr = expr.xreplace({sp.Symbol(p, real=True): a for p, a in zip(parents, safe)})
+    args = safe + uniforms
     raw = sp.lambdify(args, expr, modules=[_NUMPY_FUNCS, "numpy"], cse=False, docstring_limit=0)
+    if _float_in_float_out(expr):
+        return raw  # type: ignore[no-any-return]  # the sampler calls this once per node
 
     def evaluate(*arrays: np.ndarray) -> np.ndarray:
         # Piecewise/sign/floor with integer branches may come back as int or bool arrays.
         return np.asarray(raw(*arrays), dtype=float)
 
     return evaluate
+
+
+# Expression nodes whose numpy lowering maps float64 arrays to float64 arrays. An
+# expression built only from these, with at least one symbol (numbers are handled
+# above), needs no np.asarray(..., dtype=float) guard: the guard would return the
+# very same array, so skipping it changes no value and saves a call per node.
+_FLOAT_ATOMS = (sp.Symbol, sp.Rational, sp.Float, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow)
+_FLOAT_FUNCTIONS = frozenset({"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                              "cosh", "tanh", "Abs", "sigmoid", "softplus"})
+
+
+def _float_in_float_out(expr: sp.Basic) -> bool:
+    return all(isinstance(node, _FLOAT_ATOMS)
+               or (isinstance(node, sp.Function) and node.func.__name__ in _FLOAT_FUNCTIONS)
+               for node in sp.preorder_traversal(expr))
 
 
 def _bind_random_sites(expr: sp.Basic, uniforms: list[sp.Symbol]) -> sp.Basic:

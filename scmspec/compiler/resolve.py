@@ -75,6 +75,8 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
              if spec.levels}
     _check_kinds(card, smap, bag)
     targets = _targets(card, codes, smap, bag)
+    if card.interventions.targets is None:  # the default pool must not depend on card order
+        targets = tuple(sorted(targets, key=position.__getitem__))
     _check_blocks(card, parents, smap, bag)
     selection = _selection(card, smap, bag)
     bag.raise_if_any(ResolveError)
@@ -172,7 +174,8 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
                         "declared variable", smap.nearest(("variables", name, "mechanism")),
                         "declare it under variables:")
             used &= variables
-        declared = {s for (s, t) in listed if t == name}
+        # An edge from an undeclared name is already SCM305; do not call it unused too.
+        declared = {s for (s, t) in listed if t == name and s in variables}
         for p in sorted(used - declared):
             loc = ("variables", name, "equation")
             bag.add("SCM304", f"the equation of {name!r} uses {p!r}, but the edges list no "
@@ -183,7 +186,7 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
         for p in sorted(declared - used):
             i = listed[(p, name)]
             what = "is a root (it has a distribution)" if spec.distribution is not None else \
-                f"its mechanism does not use {p!r}"
+                f"does not use {p!r} in its {'equation' if spec.equation else 'mechanism'}"
             bag.add("SCM304", f"edge {p} -> {name} is listed, but {name!r} {what} "
                     "(omitted parent)", smap.nearest(("edges", i)),
                     f"use {p!r} in the equation of {name!r}, or remove the edge")
@@ -246,7 +249,8 @@ def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
         if isinstance(handler, DoHandler) and isinstance(handler.value, str):
             if handler.value not in codes.get(name, {}):
                 bag.add("SCM311", f"do() sets {name!r} to the level {handler.value!r}, which "
-                        "it does not have", smap.nearest(("variables", name, "intervention")),
+                        "it does not have",
+                        smap.nearest(("variables", name, "intervention", "handler", "value")),
                         f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
     if card.interventions.per_row > max(1, len(pool)):
         bag.add("SCM309", f"per_row is {card.interventions.per_row} but the pool has "
@@ -269,6 +273,8 @@ def _check_blocks(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceM
                 bag.add("SCM312", f"{v!r} is in more than one root block",
                         smap.nearest(loc + ("variables",)), "merge the blocks")
             seen.add(v)
+        if block.correlation is None:  # uniform_ball / independent blocks carry no matrix
+            continue
         corr = np.asarray(block.correlation, dtype=float)
         k = len(block.variables)
         if corr.shape != (k, k):

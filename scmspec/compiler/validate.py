@@ -91,6 +91,11 @@ def _explain(err: Any, path: str) -> tuple[str, str | None]:
     if kind == "missing":
         return f"missing required field {field!r}", f"add `{field}:` here"
     if kind == "extra_forbidden":
+        if field[:1].isdigit() or any(c in field for c in "()*+/ "):
+            # e.g. '0)' from `{equation: clip(x, 0)}`: a fragment of an expression
+            return (f"unknown field {field!r}", "inside { } a comma separates fields, so this "
+                    "looks like an equation cut at its comma: quote the equation or write it "
+                    "on its own line")
         guess = difflib.get_close_matches(field, _known_fields(), n=1)
         return (f"unknown field {field!r}",
                 f"did you mean {guess[0]!r}?" if guess else "remove it; see docs/card-language.md")
