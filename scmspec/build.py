@@ -19,7 +19,7 @@ import pandas as pd
 
 from scmspec import __version__
 from scmspec.api import LoadedCard, spec_document
-from scmspec.compiler.pipeline import compile_card, parse_card
+from scmspec.compiler.pipeline import CompiledCard, compile_card, parse_card
 from scmspec.compiler.spec import Card, ProtocolSpec
 from scmspec.errors import CardError, Diagnostic, SamplingError, Span
 from scmspec.limits import current_limits
@@ -27,7 +27,8 @@ from scmspec.outputs import (AtomicFolder, clean_temporaries, file_hashes, remov
                              write_csv, write_json, write_manifest)
 from scmspec.samplers import numpy_sampler
 from scmspec.scm import SCM
-from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
+from scmspec.validators import (GateContext, GateResult, ReplicateData, run_gates,
+                                run_pool_gates)
 
 CARD_SUFFIXES = (".yaml", ".yml")
 
@@ -128,10 +129,13 @@ def build(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides,
     """Compile every card under ``paths`` into ``out``; returns one result per card file."""
     files = discover(paths)
     results, loaded = parse_all(files)
+    compiled = compile_pool(loaded)
+    pooled = pool_gates(compiled) if run_gate_checks else {}
     clean_temporaries(out)
     for res in results:
         if res.path in loaded:
-            build_one(loaded[res.path], res, out, overrides, run_gate_checks)
+            build_one(loaded[res.path], res, out, overrides, run_gate_checks,
+                      compiled.get(res.path), pooled.get(res.path, []))
         elif res.id:
             remove_stale(out, res.id)
     write_manifest(out, manifest(results, overrides))
@@ -147,28 +151,51 @@ class Evaluated:
     replicates: tuple[ReplicateData, ...]
 
 
+def compile_pool(loaded: dict[str, LoadedCard]) -> dict[str, CompiledCard]:
+    """Compile every parsed card, by path; cards that fail are left out (evaluate reports them)."""
+    out = {}
+    for path, card in loaded.items():
+        try:
+            out[path] = compile_card(card.card, card.source)
+        except CardError:
+            continue
+    return out
+
+
+def pool_gates(compiled: dict[str, CompiledCard]) -> dict[str, list[GateResult]]:
+    """Pool gate results (e.g. duplicate_topology) of cards compiled together, by path."""
+    by_id = run_pool_gates(list(compiled.values()))
+    return {path: by_id[c.card.id] for path, c in compiled.items()}
+
+
 def evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
-             run_gate_checks: bool = True) -> Evaluated | None:
-    """Compile, sample and gate one card; card errors land in ``res`` and give None."""
+             run_gate_checks: bool = True, compiled: CompiledCard | None = None,
+             pooled: Sequence[GateResult] = ()) -> Evaluated | None:
+    """Compile (unless given), sample and gate one card; card errors land in ``res``.
+
+    ``pooled`` are this card's pool-gate results; they count towards its status.
+    """
     proto = overrides.apply(loaded.card.protocol)
     try:
         _check_protocol(loaded.card, proto, loaded)
-        compiled = compile_card(loaded.card, loaded.source)
+        compiled = compiled or compile_card(loaded.card, loaded.source)
         scm = SCM(compiled, compiled.plan)
         reps = tuple(_sample_replicate(scm, proto, r) for r in range(proto.replicates))
     except CardError as exc:
         res.diagnostics = list(exc.diagnostics)
         return None
-    res.gates = run_gates(GateContext(compiled, reps)) if run_gate_checks else []
+    res.gates = (run_gates(GateContext(compiled, reps, protocol=proto)) + list(pooled)
+                 if run_gate_checks else [])
     res.status = "rejected" if any(g.blocking_failure for g in res.gates) else "released"
     res.summary = _summary(scm, proto)
     return Evaluated(scm, proto, reps)
 
 
 def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: ProtocolOverrides,
-              run_gate_checks: bool) -> None:
+              run_gate_checks: bool, compiled: CompiledCard | None = None,
+              pooled: Sequence[GateResult] = ()) -> None:
     """Evaluate one card and write its dataset atomically (or remove a stale one)."""
-    done = evaluate(loaded, res, overrides, run_gate_checks)
+    done = evaluate(loaded, res, overrides, run_gate_checks, compiled, pooled)
     if done is None:
         remove_stale(out, loaded.id)
         return

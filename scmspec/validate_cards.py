@@ -2,29 +2,70 @@
 
 Compile-stage diagnostics are reported under the gate they belong to
 (``schema``, ``acyclic``, ``parents_match``, ``units``), so one table shows
-every check a card went through.
+every check a card went through: a card that compiled records explicit passes
+for them; a card that did not records the failures, passes for the stages
+before the failing one, and ``skip`` for every gate that could not run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scmspec.build import CardResult, ProtocolOverrides, discover, evaluate, parse_all
+from scmspec.build import (
+    CardResult,
+    ProtocolOverrides,
+    compile_pool,
+    discover,
+    evaluate,
+    parse_all,
+    pool_gates,
+)
+from scmspec.compiler.load import SourceMap
 from scmspec.errors import Diagnostic
-from scmspec.validators import GateResult
+from scmspec.validators import GateResult, make_result
+from scmspec.validators.thresholds import SEVERITY
 
 _CODE_GATES = {"SCM307": "acyclic", "SCM304": "parents_match", "SCM301": "parents_match",
                "SCM601": "selection_rate"}
+# The compile stage each compile-time gate belongs to (SCMsxx: s = stage).
+_STAGE = {"schema": 2, "acyclic": 3, "parents_match": 3, "units": 4}
 
 
 def gate_of(diag: Diagnostic) -> str:
-    """The gate id a compile-stage diagnostic belongs to."""
+    """The gate id a compile-stage diagnostic belongs to.
+
+    Example:
+        >>> gate_of(Diagnostic("SCM401", "m")), gate_of(Diagnostic("SCM307", "m"))
+        ('units', 'acyclic')
+    """
     if diag.code in _CODE_GATES:
         return _CODE_GATES[diag.code]
     return "units" if diag.code.startswith("SCM4") else "schema"
+
+
+def _stage(code: str) -> int:
+    return int(code[3]) if len(code) > 3 and code[3].isdigit() else 0
+
+
+def compile_failure_records(diagnostics: Iterable[Diagnostic]) -> list[GateResult]:
+    """Gate records of a card that did not compile or sample: fail, pass or skip per gate."""
+    diags = list(diagnostics)
+    failed = [make_result(gate_of(d), "fail", d.message + (f"; {d.hint}" if d.hint else ""),
+                          d.span) for d in diags]
+    first = min(_stage(d.code) for d in diags)
+    named = {r.gate for r in failed}
+    rest = []
+    for gate in SEVERITY:
+        if gate in named or gate == "duplicate_topology":
+            continue
+        if _STAGE.get(gate, 99) < first:
+            rest.append(make_result(gate, "pass", "checked before the failing stage"))
+        else:
+            rest.append(make_result(gate, "skip", "not run: the card did not compile and sample"))
+    return failed + rest
 
 
 @dataclass
@@ -39,9 +80,9 @@ class CardReport:
 
     @property
     def gates(self) -> list[GateResult]:
-        failed = [GateResult(gate_of(d), "fail", "blocking", d.message, d.span)
-                  for d in self.result.diagnostics]
-        return failed + list(self.result.gates)
+        if self.result.diagnostics:
+            return compile_failure_records(self.result.diagnostics) + list(self.result.gates)
+        return list(self.result.gates)
 
     @property
     def blocking(self) -> bool:
@@ -51,19 +92,47 @@ class CardReport:
         return [g.to_json(self.name) for g in self.gates]
 
     def table(self) -> str:
-        rows = [f"{self.name} ({self.result.path}): "
-                + ("BLOCKED" if self.blocking else "ok")]
-        for g in self.gates:
-            where = f"  [{g.location}]" if g.location and g.status != "pass" else ""
-            why = f"  justified: {g.justification}" if g.justification else ""
-            rows.append(f"  {g.status:5} {g.severity:8} {g.gate:20} {g.detail}{where}{why}")
+        """A readable table: one row per result, problems with their card location.
+
+        Gates skipped for the same reason (e.g. a card that did not compile) share a row.
+        """
+        gates = self.gates
+        counts = {s: sum(g.status == s for g in gates) for s in ("pass", "warn", "fail", "skip")}
+        verdict = "BLOCKED" if self.blocking else "ok"
+        rows = [f"{self.name} ({self.result.path}): {verdict}  "
+                + ", ".join(f"{k} {v}" for k, v in counts.items()),
+                f"  {'status':6} {'severity':8}  {'gate':19} detail"]
+        pad = f"\n  {'':6} {'':8}  {'':19} "
+        skipped: dict[str, list[str]] = {}
+        for g in gates:
+            if g.status == "skip" and g.detail.startswith("not run"):
+                skipped.setdefault(g.detail, []).append(g.gate)
+                continue
+            where = f"{pad}at {g.location}" if g.location and g.status in ("fail", "warn") else ""
+            why = f"{pad}justified: {g.justification}" if g.justification else ""
+            rows.append(f"  {g.status:6} {g.severity:8}  {g.gate:19} {g.detail}{where}{why}")
+        for detail, names in skipped.items():
+            rows.append(f"  {'skip':6} {'':8}  {f'{len(names)} gates':19} {detail}: "
+                        + ", ".join(names))
         return "\n".join(rows)
 
 
 def validate_paths(paths: Iterable[str | Path], overrides: ProtocolOverrides) -> list[CardReport]:
-    """Compile, sample (small protocol) and gate every card under ``paths``."""
+    """Compile, sample (small protocol) and gate every card under ``paths``, as one pool."""
     results, loaded = parse_all(discover(paths))
+    compiled = compile_pool(loaded)
+    pooled = pool_gates(compiled)
     for res in results:
         if res.path in loaded:
-            evaluate(loaded[res.path], res, overrides)
+            card = loaded[res.path]
+            evaluate(card, res, overrides, True, compiled.get(res.path), pooled.get(res.path, []))
+            res.diagnostics = [_locate(d, card.source) for d in res.diagnostics]
     return [CardReport(r) for r in results]
+
+
+def _locate(diag: Diagnostic, smap: SourceMap) -> Diagnostic:
+    """Give a sampling diagnostic that only names a field (e.g. SCM601) its card location."""
+    if diag.span is not None or not diag.field_path:
+        return diag
+    loc = tuple(int(p) if p.isdigit() else p for p in diag.field_path.split("."))
+    return replace(diag, span=smap.nearest(loc))

@@ -1,29 +1,51 @@
-"""The registered gates (imported explicitly by ``run_gates``)."""
+"""The registered gates, in report order (imported explicitly by ``run_gates``).
+
+Registration must not depend on something else happening to import a module,
+so every gate module is imported here, once, in the order its gates appear in
+reports: compile stages and structure, data, formulas, interventions,
+sortability, selection, then the card's justifications; pool gates last.
+"""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 
-import numpy as np
+from scmspec.validators import (  # noqa: F401  (imported for their registrations)
+    data_gates,
+    formula_gates,
+    intervention_gates,
+    pool_gates,
+    sortability,
+    structure_gates,
+)
+from scmspec.validators.base import GATES, GateContext, GateResult, make_result
+from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY
 
-from scmspec.validators.base import GATES, GateContext, GateResult
 
-
-@GATES.register("finite")
-def finite(ctx: GateContext) -> Iterator[GateResult]:
-    """No NaN or infinity in any generated column."""
-    bad: dict[str, int] = {}
-    for rep in ctx.replicates:
-        for sample in (rep.obs, rep.obsint):
-            for name, col in sample.columns.items():
-                k = int(np.count_nonzero(~np.isfinite(col)))
-                if k:
-                    bad[name] = bad.get(name, 0) + k
-    if not bad:
-        yield GateResult("finite", "pass", "blocking", "every generated value is finite")
-        return
-    for name, k in sorted(bad.items()):
-        yield GateResult("finite", "fail", "blocking",
-                         f"{name!r} has {k} NaN/inf values; guard its equation "
-                         "(e.g. log of a non-positive value, division by zero)",
-                         ctx.compiled.source.nearest(("variables", name)), (name,), float(k), 0.0)
+@GATES.register("justifications")
+def justifications(ctx: GateContext) -> Iterator[GateResult]:
+    """Every justification names a known gate that a justification can relax."""
+    notes = ctx.compiled.card.justifications
+    ok = True
+    for gate, text in notes.items():
+        where = ctx.where("justifications", gate)
+        if gate not in SEVERITY:
+            ok = False
+            guess = difflib.get_close_matches(gate, list(SEVERITY), n=1)
+            hint = f"did you mean {guess[0]!r}?" if guess else "see docs/gates.md for gate ids"
+            yield make_result("justifications", "warn", f"justification for unknown gate "
+                              f"{gate!r}: {hint}", where, (gate,))
+        elif SEVERITY[gate] == "blocking" and gate not in JUSTIFIABLE_BLOCKING:
+            ok = False
+            yield make_result("justifications", "warn", f"{gate!r} is a blocking gate and "
+                              "cannot be justified away (only warnings, category_dominance and "
+                              "near_copy can); fix the card instead", where, (gate,))
+        elif not text.strip():
+            ok = False
+            yield make_result("justifications", "warn", f"the justification for {gate!r} is "
+                              "empty; write why the finding is acceptable", where, (gate,))
+    if ok:
+        yield make_result("justifications", "pass" if notes else "skip",
+                          f"{len(notes)} justifications, each for a relaxable gate" if notes
+                          else "the card justifies nothing")

@@ -1,0 +1,177 @@
+"""Gate benchmark: running every gate against sampling the data they judge.
+
+Run from the repository root (a few seconds)::
+
+    /work/venv/bin/python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
+    /work/venv/bin/python bench/bench_gates.py --d 100 --repeats 15
+
+The card is generated, not read from disk: an Erdos-Renyi DAG over ``d`` variables
+(expected degree 3, index order topological), normal roots, and non-root mechanisms
+cycling through linear, tanh, exp, product, threshold, a noise-free formula and a
+bernoulli event, so every gate has work to do (formula residuals, near-copy and
+sortability matrices, interventions on every sixth variable: 9 targets at d = 50).
+Sampling = both splits (obs: 1000 rows; obs+int: 800 + 200) of every replicate,
+exactly as ``scmspec validate`` and ``scmspec compile`` draw them; gates =
+``run_gates`` (all per-card gates, equation classification not cached) plus the
+pool gates on a pool of one. Each figure is the median of ``--repeats`` runs
+after one warm-up, and sampling and gates alternate so drift hits both. Times are
+process CPU time (``time.process_time``), so other jobs on a busy machine do not
+inflate one side; ``--wall`` uses wall-clock time instead. BLAS is pinned to one
+thread (set before numpy loads): the gates' 50 x 50 products gain nothing from
+threads, and idle OpenBLAS workers spin, which CPU-time accounting would charge
+to whichever side happens to run next.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy is imported (see above)
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from scmspec.build import ProtocolOverrides, _sample_replicate  # noqa: E402
+from scmspec.compiler.pipeline import compile_card, parse_card_text  # noqa: E402
+from scmspec.scm import SCM  # noqa: E402
+from scmspec.validators import (  # noqa: E402
+    GATES,
+    GateContext,
+    run_gates,
+    run_pool_gates,
+    structure_gates,  # noqa: E402
+)
+from scmspec.validators.thresholds import SEVERITY  # noqa: E402
+
+MECHANISMS = ("linear", "tanh", "exp", "product", "threshold", "formula", "event")
+
+
+def _term(rng: np.random.Generator, parents: list[str]) -> str:
+    weights = np.round(rng.uniform(0.3, 1.2, len(parents)) * rng.choice([-1, 1], len(parents)), 2)
+    return " + ".join(f"({w}) * {p}" for w, p in zip(weights, parents))
+
+
+def _variable(rng: np.random.Generator, j: int, parents: list[str]) -> str:
+    name = f"x{j:02d}"
+    target = "intervention: {meaning: set it}, " if j % 6 == 0 else ""
+    if not parents:
+        return f"  {name}: {{meaning: root {j}, {target}distribution: {{kind: normal}}}}"
+    kind = MECHANISMS[j % len(MECHANISMS)]
+    score = _term(rng, parents)
+    eq, noise = {
+        "linear": (score, "{kind: normal, sd: 0.8}"),
+        "tanh": (f"2 * tanh({score})", "{kind: normal, sd: 0.3}"),
+        "exp": (f"exp(-({score})**2 / 4)", "{kind: normal, sd: 0.2}"),
+        "product": (f"{parents[0]} * (1 + 0.2 * tanh({_term(rng, parents[1:])}))"
+                    if len(parents) > 1 else f"{parents[0]} ** 2", "{kind: laplace, scale: 0.5}"),
+        "threshold": (f"where({score} > 0, {score}, 0.3 * ({score}))", "{kind: normal, sd: 0.5}"),
+        "formula": (f"0.5 * ({score}) + 1", "{kind: none}"),
+        "event": (f"bernoulli(sigmoid({score}))", "{kind: none}"),
+    }[kind]
+    role = "role: formula, " if kind == "formula" else ""
+    dtype = "kind: binary, " if kind == "event" else ""
+    return (f"  {name}: {{meaning: node {j}, {role}{dtype}{target}equation: '{eq}', "
+            f"noise: {noise}}}")
+
+
+def make_card(d: int, seed: int = 0, degree: float = 3.0) -> str:
+    """A semantic card over d variables (ER DAG), mixed mechanisms, every 6th one a target."""
+    rng = np.random.default_rng(seed)
+    p = min(1.0, degree / max(d - 1, 1))
+    lines = ["id: bench_gates", "title: gate benchmark", "family: semantic", "domain: bench",
+             "variables:"]
+    edges = []
+    for j in range(d):
+        parents = [f"x{i:02d}" for i in range(j) if rng.random() < p][-4:]
+        lines.append(_variable(rng, j, parents))
+        edges += [f"  - {{from: {q}, to: x{j:02d}, reason: generated}}" for q in parents]
+    return "\n".join(lines + ["edges:"] + edges) + "\n"
+
+
+CLOCK: Callable[[], float] = time.process_time
+
+
+def _seconds(fn: Callable[[], object], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        t0 = CLOCK()
+        fn()
+        times.append(CLOCK() - t0)
+    return times
+
+
+def _setup(d: int, replicates: int) -> tuple[Callable[[], tuple], Callable[[tuple], GateContext]]:
+    """(sample(), context(replicates)) for the generated card under the given protocol."""
+    card, smap = parse_card_text(make_card(d), "bench_gates.yaml")
+    compiled = compile_card(card, smap)
+    scm = SCM(compiled, compiled.plan)
+    proto = ProtocolOverrides(replicates=replicates).apply(card.protocol)
+
+    def sample() -> tuple:
+        return tuple(_sample_replicate(scm, proto, r) for r in range(proto.replicates))
+
+    def context(reps: tuple) -> GateContext:
+        structure_gates._SEEN.clear()  # classify every equation again: a card's true cost
+        return GateContext(compiled, reps, protocol=proto)
+
+    return sample, context
+
+
+def bench(d: int, replicates: int, repeats: int) -> tuple[float, float]:
+    """(median sampling seconds, median seconds of every gate incl. pool gates)."""
+    sample, context = _setup(d, replicates)
+    reps = sample()
+
+    def gates() -> object:
+        ctx = context(reps)
+        return run_gates(ctx) + run_pool_gates([ctx.compiled])[ctx.card_id]
+
+    gates()  # warm-up (lazy imports, lambdify caches)
+    s_times, g_times = [], []
+    for _ in range(repeats):  # interleaved, so drift hits both sides
+        s_times += _seconds(sample, 1)
+        g_times += _seconds(gates, 1)
+    return statistics.median(s_times), statistics.median(g_times)
+
+
+def breakdown(d: int, replicates: int, repeats: int) -> dict[str, float]:
+    """Median milliseconds of each gate, run in report order on one shared context."""
+    sample, context = _setup(d, replicates)
+    reps = sample()
+    order = sorted(GATES, key=lambda g: list(SEVERITY).index(g))
+    runs: dict[str, list[float]] = {g: [] for g in order}
+    for _ in range(repeats + 1):  # the first run warms up
+        ctx = context(reps)
+        for name in order:
+            t0 = CLOCK()
+            list(GATES.lookup(name)(ctx))
+            runs[name].append(CLOCK() - t0)
+    return {g: statistics.median(ts[1:]) * 1e3 for g, ts in runs.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--d", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
+    parser.add_argument("--breakdown", action="store_true", help="time each gate (1 replicate)")
+    args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.perf_counter if args.wall else time.process_time
+    print("| d | replicates | rows per split | sampling ms | all gates ms | gates / sampling |")
+    print("|---|---|---|---|---|---|")
+    for replicates in (1, 5):
+        s, g = bench(args.d, replicates, args.repeats)
+        print(f"| {args.d} | {replicates} | 1000 | {s * 1e3:.1f} | {g * 1e3:.1f} | {g / s:.2f} |")
+    if args.breakdown:
+        print("\n| gate (1 replicate, shared context) | ms |\n|---|---|")
+        for name, ms in breakdown(args.d, 1, args.repeats).items():
+            print(f"| {name} | {ms:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

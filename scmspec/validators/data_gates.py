@@ -1,0 +1,279 @@
+"""Gates on the sampled data of one card: values, spread, dominance, boundaries, copies.
+
+Every gate here is vectorised over variables: the observational split of all
+replicates is stacked once into a (d, n) matrix, one row per variable
+(``GateContext.observed_obs``), and statistics are taken along axis 1, so a
+50-variable card costs a handful of numpy calls, not a Python loop over rows or
+pairs. Each detail states the sample size it was computed on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import sympy as sp
+
+from scmspec.validators.base import GATES, GateContext, GateResult, make_result
+from scmspec.validators.mechanisms import copied_parent, top_level_clip
+from scmspec.validators.thresholds import (
+    BOUNDARY_MASS,
+    CATEGORY_DOMINANCE,
+    NEAR_CONSTANT_MODE_SHARE,
+    NEAR_CONSTANT_REL_SD,
+    NEAR_COPY_SEMANTIC,
+    NEAR_COPY_SYNTHETIC,
+    RANGE_SLACK,
+)
+
+Array = np.ndarray
+
+
+@GATES.register("finite")
+def finite(ctx: GateContext) -> Iterator[GateResult]:
+    """No NaN or infinity in any generated column (latent included, both splits)."""
+    bad: dict[str, int] = {}
+    total = 0
+    for rep in ctx.replicates:
+        for sample in (rep.obs, rep.obsint):
+            total += sample.n
+            for name, col in sample.columns.items():
+                k = int(col.size - np.count_nonzero(np.isfinite(col)))
+                if k:
+                    bad[name] = bad.get(name, 0) + k
+    if not bad:
+        yield make_result("finite", "pass", f"every generated value is finite ({total} rows)")
+        return
+    for name, k in sorted(bad.items()):
+        yield make_result("finite", "fail", f"{name!r} has {k} NaN/inf values in {total} rows "
+                          "(threshold: 0); guard its equation (e.g. log of a non-positive "
+                          "value, division by zero) or narrow its parents' ranges",
+                          ctx.where("variables", name, "equation"), (name,), k, 0)
+
+
+def natural_rows(ctx: GateContext, name: str) -> Array:
+    """A variable's values on rows no intervention touched: obs, and obs+int's obs rows."""
+    parts = []
+    for rep in ctx.replicates:
+        parts.append(rep.obs.columns[name])
+        s = rep.obsint
+        clean = ~s.assigned.any(axis=1) if s.assigned.size else np.ones(s.n, dtype=bool)
+        parts.append(s.columns[name][clean])
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def numeric_equation(ctx: GateContext, name: str) -> sp.Basic:
+    """A variable's equation with the card's constants replaced by their values."""
+    values = {sp.Symbol(k, real=True): sp.Float(c.value)
+              for k, c in ctx.compiled.card.constants.items()}
+    return ctx.compiled.resolved.equations[name].xreplace(values)
+
+
+@GATES.register("ranges")
+def ranges(ctx: GateContext) -> Iterator[GateResult]:
+    """Natural values stay in declared ranges; formula outputs are not clipped to get there."""
+    card = ctx.compiled.card
+    checked, ok = 0, True
+    for name, spec in card.variables.items():
+        if spec.range is None:
+            continue
+        checked += 1
+        lo, hi = spec.range
+        x = natural_rows(ctx, name)
+        slack = RANGE_SLACK * max(1.0, abs(lo), abs(hi))
+        out = (x < lo - slack) | (x > hi + slack)
+        k = int(out.sum())
+        if k:
+            ok = False
+            yield make_result("ranges", "fail", f"{name!r} has {k} of {x.size} values outside "
+                              f"its declared range [{lo:g}, {hi:g}] (observed min "
+                              f"{np.nanmin(x):.4g}, max {np.nanmax(x):.4g}; threshold: 0 "
+                              "outside); fix the "
+                              "equation or distribution, or declare the range the model implies",
+                              ctx.where("variables", name, "range"), (name,), k, 0)
+        formula = spec.role == "formula" or card.family == "formula"
+        if formula and spec.equation is not None and spec.boundary is None:
+            clip_lo, clip_hi = top_level_clip(numeric_equation(ctx, name))
+            pinned = [b for b in (clip_lo, clip_hi) if b is not None and b in (lo, hi)]
+            if pinned:
+                ok = False
+                yield make_result("ranges", "fail", f"{name!r} clips its formula output to its "
+                                  f"declared range bound {pinned[0]:g}; a formula must meet its "
+                                  "range without clipping: fix the formula or its inputs, or "
+                                  "declare `boundary:` if saturation is the real mechanism",
+                                  ctx.where("variables", name, "equation"), (name,), pinned[0],
+                                  pinned[0])
+    if ok:
+        yield make_result("ranges", "pass" if checked else "skip",
+                          f"{checked} declared ranges hold on every natural row" if checked
+                          else "no variable declares a range")
+
+
+def _dominant(x: Array, share: float, rows: list[int] | None = None) -> Array:
+    """Variables (rows of x) where one exact value covers more than ``share`` of the rows.
+
+    Prefilter in one O(n d) pass: if a value covers more than ``share`` of the rows,
+    each other row breaks at most two neighbouring pairs, so at least
+    1 - 2 (1 - share) of adjacent pairs are equal. Only columns passing it are
+    sorted for the exact test.
+    """
+    rows = list(range(x.shape[0])) if rows is None else rows
+    n = x.shape[1]
+    k = int(np.floor(share * n)) + 1  # rows the dominant value must cover
+    if n == 0 or k > n or not rows:
+        return np.zeros(len(rows), dtype=bool)
+    if n > 1:
+        equal = np.count_nonzero(x[:, 1:] == x[:, :-1], axis=1)[rows]
+        flags = equal >= (n - 1) - 2 * (n - k)
+    else:
+        flags = np.ones(len(rows), dtype=bool)
+    flags = np.asarray(flags, dtype=bool)
+    for j in np.flatnonzero(flags):
+        s = np.sort(x[rows[j]])
+        flags[j] = bool(np.any(s[: n - k + 1] == s[k - 1:]))
+    return flags
+
+
+def _mode(col: Array) -> tuple[float, float]:
+    values, counts = np.unique(col, return_counts=True)
+    i = int(np.argmax(counts))
+    return float(values[i]), counts[i] / col.size
+
+
+def _rows_of_kind(ctx: GateContext, continuous: bool) -> list[int]:
+    """Indices (rows of ``observed_obs``) of the continuous or of the discrete variables."""
+    names, _ = ctx.observed_obs
+    spec = ctx.compiled.card.variables
+    return [i for i, v in enumerate(names) if (spec[v].kind == "continuous") == continuous]
+
+
+def _dominant_rows(ctx: GateContext, share: float, rows: list[int]) -> Array:
+    """``_dominant`` on the selected rows, without copying the data matrix."""
+    _, x = ctx.observed_obs
+    return _dominant(x, share, rows)
+
+
+@GATES.register("nonconstant")
+def nonconstant(ctx: GateContext) -> Iterator[GateResult]:
+    """No constant or near-constant continuous observed column."""
+    all_names, x = ctx.observed_obs
+    rows = _rows_of_kind(ctx, continuous=True)
+    names, n = [all_names[i] for i in rows], x.shape[1]
+    mean, sd = ctx.observed_moments
+    with np.errstate(invalid="ignore"):
+        rel_sd = sd[rows] / np.maximum(np.abs(mean[rows]), 1.0)
+    flat = (rel_sd < NEAR_CONSTANT_REL_SD) | _dominant_rows(ctx, NEAR_CONSTANT_MODE_SHARE, rows)
+    for j in np.flatnonzero(flat):
+        v = names[j]
+        value, share = _mode(x[rows[j]])
+        yield make_result("nonconstant", "fail", f"{v!r} is (near) constant: relative sd "
+                          f"{rel_sd[j]:.2g} (threshold {NEAR_CONSTANT_REL_SD:g}), {share:.1%} of "
+                          f"{n} rows equal {value:.6g} (threshold {NEAR_CONSTANT_MODE_SHARE:.0%});"
+                          " give it a mechanism that varies, or make it a constant",
+                          ctx.where("variables", v), (v,), share, NEAR_CONSTANT_MODE_SHARE)
+    if not flat.any():
+        yield make_result("nonconstant", "pass" if names and n else "skip",
+                          f"{len(names)} continuous columns vary (n = {n})" if names and n
+                          else "no observed continuous variable, or no sampled data")
+
+
+@GATES.register("category_dominance")
+def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
+    """No discrete variable with one level over 99% of rows (unless a justified rare event)."""
+    all_names, x = ctx.observed_obs
+    rows = _rows_of_kind(ctx, continuous=False)
+    names, n = [all_names[i] for i in rows], x.shape[1]
+    flags = _dominant_rows(ctx, CATEGORY_DOMINANCE, rows)
+    levels = {v: s.levels for v, s in ctx.compiled.card.variables.items() if s.levels}
+    for j in np.flatnonzero(flags):
+        v = names[j]
+        value, share = _mode(x[rows[j]])
+        known = v in levels and 0 <= value < len(levels[v])
+        label = repr(levels[v][int(value)]) if known else f"{value:g}"
+        yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
+                          f"{share:.1%} of {n} rows (threshold {CATEGORY_DOMINANCE:.0%}); "
+                          "rebalance its mechanism, or justify a rare event in "
+                          "justifications.category_dominance", ctx.where("variables", v),
+                          (v,), share, CATEGORY_DOMINANCE)
+    if not flags.any():
+        yield make_result("category_dominance", "pass" if names and n else "skip",
+                          f"{len(names)} discrete columns: no level over "
+                          f"{CATEGORY_DOMINANCE:.0%} (n = {n})" if names and n
+                          else "no observed discrete variable, or no sampled data")
+
+
+@GATES.register("boundary_mass")
+def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
+    """At most 10% of a continuous variable at a range bound or at its min/max (clipping)."""
+    all_names, x = ctx.observed_obs
+    rows = _rows_of_kind(ctx, continuous=True)
+    names = [all_names[i] for i in rows]
+    spec = ctx.compiled.card.variables
+    n, ok = x.shape[1], True
+    if n == 0 or not names:
+        yield make_result("boundary_mass", "skip", "no observed continuous variable")
+        return
+    low, high = x.min(axis=1), x.max(axis=1)
+    at_min = (np.count_nonzero(x == low[:, None], axis=1) / n)[rows]
+    at_max = (np.count_nonzero(x == high[:, None], axis=1) / n)[rows]
+    low, high = low[rows], high[rows]
+    for j, v in enumerate(names):
+        if at_min[j] == 1.0:
+            continue  # a constant column: reported by `nonconstant`
+        bounds = {float(low[j]): at_min[j], float(high[j]): at_max[j]}
+        for b in spec[v].range or ():
+            bounds.setdefault(float(b), float(np.count_nonzero(x[rows[j]] == b) / n))
+        b, mass = max(bounds.items(), key=lambda kv: kv[1])
+        if mass <= BOUNDARY_MASS:
+            continue
+        if spec[v].boundary:
+            continue
+        ok = False
+        yield make_result("boundary_mass", "fail", f"{mass:.1%} of {n} values of {v!r} sit "
+                          f"exactly at the boundary {b:.6g} (threshold {BOUNDARY_MASS:.0%}); "
+                          "remove the clip/floor that piles values there, or declare the real "
+                          f"mechanism in `boundary:` of {v!r}", ctx.where("variables", v),
+                          (v,), mass, BOUNDARY_MASS)
+    if ok:
+        declared = [v for v in names if spec[v].boundary]
+        note = f"; declared boundaries: {', '.join(declared)}" if declared else ""
+        yield make_result("boundary_mass", "pass", f"{len(names)} continuous columns: at most "
+                          f"{BOUNDARY_MASS:.0%} at any boundary (n = {n}){note}")
+
+
+def _copy_label(ctx: GateContext, a: str, b: str) -> str:
+    """'b is an alias / unit conversion / tiny-noise copy of a' or 'a and b are near copies'."""
+    resolved = ctx.compiled.resolved
+    for x, y in ((a, b), (b, a)):
+        if y in resolved.equations:
+            found = copied_parent(numeric_equation(ctx, y), resolved.parents[y])
+            if found and found[0] == x:
+                noisy = ctx.compiled.card.variables[y].noise.kind != "none"
+                if noisy:
+                    return f"{y!r} is a tiny-noise copy of {x!r} (affine in it, plus noise)"
+                return f"{y!r} is a{'n' if found[1] == 'alias' else ''} {found[1]} of {x!r}"
+    return f"{a!r} and {b!r} are near copies"
+
+
+@GATES.register("near_copy")
+def near_copy(ctx: GateContext) -> Iterator[GateResult]:
+    """No pair of observed variables with |corr| at or above the family's threshold."""
+    names, x = ctx.observed_obs
+    n = x.shape[1]
+    limit = NEAR_COPY_SYNTHETIC if ctx.compiled.card.family == "synthetic" else NEAR_COPY_SEMANTIC
+    varying, corr = ctx.observed_corr
+    if varying.size < 2:
+        yield make_result("near_copy", "skip", "fewer than two varying observed columns")
+        return
+    hits = np.argwhere(np.triu(np.abs(corr) >= limit, k=1))
+    for i, j in hits:
+        a, b = names[varying[i]], names[varying[j]]
+        r = float(corr[i, j])
+        yield make_result("near_copy", "fail", f"{_copy_label(ctx, a, b)}: corr {r:+.3f}, "
+                          f"|corr| >= {limit:.2f} (n = {n}); drop one, give it its own causes "
+                          "or real noise, or justify it in justifications.near_copy",
+                          ctx.where("variables", b), (a, b), abs(r), limit)
+    if not len(hits):
+        top = float(np.nanmax(np.abs(np.triu(corr, k=1))))
+        yield make_result("near_copy", "pass", f"max |corr| {top:.3f} < {limit:.2f} over "
+                          f"{varying.size} columns (n = {n})", statistic=top, threshold=limit)

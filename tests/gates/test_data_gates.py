@@ -1,0 +1,118 @@
+"""Data gates on sampled columns: each rejects a card (message asserted) and passes one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gates.cards import GOOD, card, failure, gate, statuses
+
+ROOT_X = "  x: {meaning: x, distribution: {kind: normal}}\n"
+
+
+def _pair(y: str, kind: str = "", x: str = ROOT_X) -> str:
+    """x -> y -> z (depth 2), y given by ``y``; z a noisy child so the graph is deep enough."""
+    return card(x + f"  y: {{meaning: y, {kind}equation: \"{y}\", noise: {{kind: none}}}}\n"
+                "  z: {meaning: z, equation: \"sin(y) + x\", noise: {kind: normal, sd: 2}}\n",
+                [("x", "y"), ("y", "z"), ("x", "z")])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_finite_rejects_nan_and_names_variable_count_threshold(tmp_path: Path) -> None:
+    results = gate(tmp_path, _pair("log(x)"), "finite")
+    assert {r.variables for r in results} == {("y",), ("z",)}  # z inherits y's NaN
+    res = next(r for r in results if r.variables == ("y",))
+    assert res.variables == ("y",) and res.threshold == 0.0
+    assert "'y' has" in res.detail and "NaN/inf values in 2000 rows (threshold: 0)" in res.detail
+    assert res.statistic is not None and 800 < res.statistic < 1200  # about half the rows
+    assert res.location is not None and res.location.line == 7  # y's line
+    assert statuses(gate(tmp_path / "ok", GOOD, "finite")) == {"pass"}
+
+
+def test_ranges_rejects_values_outside_the_declared_range(tmp_path: Path) -> None:
+    x = "  x: {meaning: x, range: [0, 1], distribution: {kind: normal}}\n"
+    res = failure(gate(tmp_path, _pair("2 * x", x=x), "ranges"))
+    assert res.variables == ("x",)
+    assert "outside its declared range [0, 1]" in res.detail
+    assert "threshold: 0 outside" in res.detail
+    assert res.statistic is not None and res.statistic > 500
+    ok = "  x: {meaning: x, range: [0, 1], distribution: {kind: uniform, low: 0, high: 1}}\n"
+    (passed,) = gate(tmp_path / "ok", _pair("2 * x", x=ok), "ranges")
+    assert passed.status == "pass" and "1 declared ranges" in passed.detail
+
+
+def test_ranges_rejects_a_formula_clipped_to_its_range(tmp_path: Path) -> None:
+    y = ("  y: {meaning: y, role: formula, range: [0, 1], equation: \"clip(x, 0, 1)\", "
+         "noise: {kind: none}}\n")
+    text = card(ROOT_X + y, [("x", "y")])
+    res = failure(gate(tmp_path, text, "ranges"))
+    assert "'y' clips its formula output to its declared range bound" in res.detail
+    assert "boundary:" in res.detail
+    declared = text.replace("role: formula,", "role: formula, boundary: sensor saturates,")
+    assert statuses(gate(tmp_path / "ok", declared, "ranges")) == {"pass"}
+
+
+def test_nonconstant_rejects_a_near_constant_column(tmp_path: Path) -> None:
+    res = failure(gate(tmp_path, _pair("where(x > 3.5, x, 5)"), "nonconstant"))
+    assert res.variables == ("y",) and res.threshold == 0.99
+    assert "'y' is (near) constant" in res.detail and "equal 5" in res.detail
+    assert "of 1000 rows" in res.detail and "threshold 99%" in res.detail
+    (ok,) = gate(tmp_path / "ok", GOOD, "nonconstant")
+    assert ok.status == "pass" and "n = 1000" in ok.detail
+
+
+def test_category_dominance_rejects_a_rare_level_and_justification_downgrades(
+        tmp_path: Path) -> None:
+    text = _pair("where(x > 3, 1, 0)", kind="kind: binary, ")
+    res = failure(gate(tmp_path, text, "category_dominance"))
+    assert res.variables == ("y",) and res.threshold == 0.99
+    assert "'y' takes level 0 on 99." in res.detail and "threshold 99%" in res.detail
+    justified = text + "justifications:\n  category_dominance: y is a rare failure event\n"
+    (warned,) = gate(tmp_path / "j", justified, "category_dominance")
+    assert warned.status == "warn" and warned.justification == "y is a rare failure event"
+    assert warned.location is not None and warned.location.line > 10  # the justification
+    (ok,) = gate(tmp_path / "ok", GOOD, "category_dominance")
+    assert ok.status == "pass"
+
+
+def test_boundary_mass_rejects_clipping_and_passes_a_declared_boundary(tmp_path: Path) -> None:
+    text = _pair("max(x, 0)")
+    res = failure(gate(tmp_path, text, "boundary_mass"))
+    assert res.variables == ("y",) and res.threshold == 0.1
+    assert "of 1000 values of 'y' sit exactly at the boundary 0" in res.detail
+    assert "threshold 10%" in res.detail and "`boundary:`" in res.detail
+    assert res.statistic is not None and 0.4 < res.statistic < 0.6
+    declared = text.replace("  y: {meaning: y, ", "  y: {meaning: y, boundary: no negative dose, ")
+    (ok,) = gate(tmp_path / "ok", declared, "boundary_mass")
+    assert ok.status == "pass" and "declared boundaries: y" in ok.detail
+
+
+def test_near_copy_names_a_unit_conversion(tmp_path: Path) -> None:
+    res = failure(gate(tmp_path, _pair("1.8 * x + 32"), "near_copy"))
+    assert res.variables == ("x", "y") and res.threshold == 0.9
+    assert "'y' is a unit conversion of 'x'" in res.detail
+    assert "corr +1.000" in res.detail and "|corr| >= 0.90" in res.detail
+    assert "n = 1000" in res.detail
+
+
+def test_near_copy_names_an_alias_and_justification_downgrades(tmp_path: Path) -> None:
+    text = _pair("x")
+    res = failure(gate(tmp_path, text, "near_copy"))
+    assert "'y' is an alias of 'x'" in res.detail
+    justified = text + "justifications:\n  near_copy: both columns are recorded by the trial\n"
+    (warned,) = gate(tmp_path / "j", justified, "near_copy")
+    assert warned.status == "warn" and "[justified]" in warned.detail
+    assert warned.justification == "both columns are recorded by the trial"
+
+
+def test_near_copy_threshold_depends_on_family(tmp_path: Path) -> None:
+    noisy = ROOT_X + """\
+  y: {meaning: y, equation: "x", noise: {kind: normal, sd: 0.25}}
+  z: {meaning: z, equation: "exp(0.2 * y) * x", noise: {kind: normal, sd: 2}}
+"""
+    edges = [("x", "y"), ("y", "z"), ("x", "z")]
+    res = failure(gate(tmp_path, card(noisy, edges), "near_copy"))
+    assert "'y' is a tiny-noise copy of 'x'" in res.detail and "|corr| >= 0.90" in res.detail
+    (ok,) = gate(tmp_path / "syn", card(noisy, edges, family="synthetic"), "near_copy")
+    assert ok.status == "pass" and "< 0.99" in ok.detail
