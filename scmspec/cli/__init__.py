@@ -11,13 +11,19 @@ import traceback
 
 import typer
 
-from scmspec.cli import compile_cmd, schema_cmd, validate_cmd
+from scmspec.cli import compile_cmd, render_cmd, report_cmd, schema_cmd, validate_cmd
+from scmspec.cli import baseline_cmd, export_cmd, score_cmd
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Compile structural-causal-model cards into samplers, datasets and gates.")
 app.command("compile")(compile_cmd.compile_command)
 app.command("validate")(validate_cmd.validate_command)
 app.command("schema")(schema_cmd.schema_command)
+app.command("render")(render_cmd.render_command)
+app.command("report")(report_cmd.report_command)
+app.command("export")(export_cmd.export_command)
+app.command("score")(score_cmd.score_command)
+app.command("baseline")(baseline_cmd.baseline_command)
 
 EXIT_INTERNAL = 70
 

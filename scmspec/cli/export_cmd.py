@@ -1,0 +1,32 @@
+"""``scmspec export DATA_DIR --to FORMAT [--out DIR]``: graphs and data for other toolkits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scmspec.cli.common import echo
+from scmspec.interop.export import EXPORT_FORMATS, export
+from scmspec.interop.graphs import InteropError
+
+
+def export_command(
+    data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM")],
+    to: Annotated[list[str], typer.Option("--to", help=f"{', '.join(EXPORT_FORMATS)} or all "
+                                          "(repeat for several)")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="output folder [default: DATA_DIR-export beside DATA_DIR]")] = None,
+) -> None:
+    """Export ground-truth graphs (DAG, CPDAG, full DAG, ADMG) and data; see docs/interop.md."""
+    target = out or data_dir.parent / f"{data_dir.resolve().name}-export"
+    try:
+        results = export(data_dir, to, target)
+    except InteropError as exc:
+        typer.echo(exc.render(), err=True)
+        raise typer.Exit(1) from None
+    for r in results:
+        skipped = f"; skipped {len(r.skipped)} (see export.json)" if r.skipped else ""
+        echo(f"{r.id:40} {len(r.files)} files{skipped}")
+    echo(f"exported {len(results)} SCMs to {target}")

@@ -1,0 +1,42 @@
+"""``scmspec render CARD_OR_DIR [-o FILE] [--format svg|png|pdf]``: draw cards' causal graphs."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scmspec.cli.common import echo, print_diagnostics
+from scmspec.render.figures import render_paths
+from scmspec.render.graphviz import GraphvizNotFound
+
+
+class FigureFormat(str, Enum):
+    svg = "svg"
+    png = "png"
+    pdf = "pdf"
+    dot = "dot"
+
+
+OUT_HELP = "figure file (one card), or folder (a folder of cards; default figures/)"
+
+
+def render_command(
+    path: Annotated[Path, typer.Argument(help="a card file, or a folder of cards", exists=True)],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP)] = None,
+    fmt: Annotated[FigureFormat, typer.Option("--format", "-f")] = FigureFormat.svg,
+    edge_labels: Annotated[bool, typer.Option(help="label edges with mechanism families")] = False,
+) -> None:
+    """Draw each card's graph: roles, latent and intervenable nodes, selection, units, legend."""
+    try:
+        results = render_paths(path, out, fmt.value, edge_labels)
+    except GraphvizNotFound as exc:
+        typer.echo(f"scmspec render: {exc.message}", err=True)
+        raise typer.Exit(1) from None
+    for r in results:
+        print_diagnostics(r.diagnostics, r.source_lines)
+        echo(f"wrote {r.figure}" if r.figure else f"failed  {r.card}")
+    if not results or any(r.figure is None for r in results):
+        raise typer.Exit(1)

@@ -1,0 +1,79 @@
+"""Render cards to figure files: one card to one file, or a folder of cards to a folder.
+
+Each card goes through the compiler (parse, resolve, unit check, lower) before it is
+drawn, so a figure always shows the graph that ``scmspec compile`` would sample;
+a card with errors gets its diagnostics instead of a figure, and the other cards
+are still drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scmspec.build import discover
+from scmspec.compiler.pipeline import compile_card, parse_card
+from scmspec.errors import CardError, Diagnostic
+from scmspec.render.graphviz import GraphvizNotFound, dot_available, to_dot, write_figure
+
+
+@dataclass
+class FigureResult:
+    """What happened to one card: the figure written, or the diagnostics that stopped it."""
+
+    card: Path
+    figure: Path | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    source_lines: list[str] = field(default_factory=list)
+
+
+def figure_path(card: Path, out: Path | None, fmt: str, folder: Path | None = None) -> Path:
+    """Where a card's figure goes.
+
+    For one card: ``out``, or the card's path with the format's suffix. For a card
+    found under ``folder``: ``out`` (default ``figures``) plus the card's path
+    relative to the folder, so cards with the same name in subfolders do not collide.
+
+    Example:
+        >>> figure_path(Path("cards/a.yaml"), None, "svg").as_posix()
+        'cards/a.svg'
+        >>> figure_path(Path("cards/x/a.yaml"), Path("figs"), "png", Path("cards")).as_posix()
+        'figs/x/a.png'
+    """
+    if folder is not None:
+        return (out or Path("figures")) / card.relative_to(folder).with_suffix(f".{fmt}")
+    return out if out is not None else card.with_suffix(f".{fmt}")
+
+
+def render_card(card_path: Path, target: Path, fmt: str = "svg",
+                edge_labels: bool = False) -> FigureResult:
+    """Compile one card and write its figure (``fmt`` may also be ``dot`` for the DOT text)."""
+    result = FigureResult(card_path)
+    try:
+        card, smap = parse_card(card_path)
+        result.source_lines = smap.lines
+        compiled = compile_card(card, smap)
+    except CardError as exc:
+        result.diagnostics = list(exc.diagnostics)
+        if not result.source_lines and card_path.is_file():
+            text = card_path.read_text(encoding="utf-8", errors="replace")
+            result.source_lines = text.splitlines()
+        return result
+    dot = to_dot(compiled, edge_labels)
+    if fmt == "dot":
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(dot, encoding="utf-8")
+    else:
+        write_figure(dot, target, fmt)
+    result.figure = target
+    return result
+
+
+def render_paths(path: Path, out: Path | None, fmt: str = "svg",
+                 edge_labels: bool = False) -> list[FigureResult]:
+    """Draw one card file, or every card under a folder (one figure per card into ``out``)."""
+    if fmt != "dot" and not dot_available():
+        raise GraphvizNotFound()
+    folder = path if path.is_dir() else None
+    cards = discover([path]) if folder is not None else [path]
+    return [render_card(c, figure_path(c, out, fmt, folder), fmt, edge_labels) for c in cards]

@@ -1,0 +1,84 @@
+"""``scmspec render``: figures for one card, a folder of cards, every card under cards/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from scmspec.build import discover
+from scmspec.cli import app
+from scmspec.render.figures import render_card
+from scmspec.render.graphviz import GraphvizNotFound, write_figure
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden" / "render"
+REPO_CARDS = discover([ROOT / "cards"]) if (ROOT / "cards").is_dir() else []
+MAGIC = {"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF"}
+BROKEN = ("id: broken\ntitle: b\nfamily: semantic\ndomain: d\nvariables:\n"
+          "  x: {meaning: m, equation: y + 1}\n")
+
+
+def _run(*args: str) -> object:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.mark.parametrize("card", REPO_CARDS or [None],
+                         ids=[p.relative_to(ROOT).as_posix() for p in REPO_CARDS] or ["none"])
+def test_every_repository_card_renders_to_svg_and_png(card: Path | None, tmp_path: Path) -> None:
+    if card is None:
+        pytest.skip("no cards under cards/ yet")
+    for fmt in ("svg", "png"):
+        result = render_card(card, tmp_path / f"figure.{fmt}", fmt)
+        assert not result.diagnostics, f"{card} does not compile: {result.diagnostics[0]}"
+        data = (tmp_path / f"figure.{fmt}").read_bytes()
+        assert data.startswith(MAGIC[fmt]) and len(data) > 1000
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png", "pdf"])
+def test_render_one_card_in_each_format(fmt: str, tmp_path: Path) -> None:
+    out = tmp_path / f"clinic.{fmt}"
+    result = _run("render", str(GOLDEN / "clinic.yaml"), "-o", str(out), "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(MAGIC[fmt])
+
+
+def test_svg_carries_tooltips_for_meanings_and_edge_reasons(tmp_path: Path) -> None:
+    out = tmp_path / "clinic.svg"
+    assert _run("render", str(GOLDEN / "clinic.yaml"), "-o", str(out)).exit_code == 0
+    svg = out.read_text(encoding="utf-8")
+    assert "age &#45;&gt; dose: dosing guidelines scale with age" in svg
+    assert "bp: systolic blood pressure [measurement]" in svg
+
+
+def test_render_folder_writes_one_figure_per_card_and_reports_bad_cards(tmp_path: Path) -> None:
+    cards = tmp_path / "cards"
+    (cards / "sub").mkdir(parents=True)
+    (cards / "clinic.yaml").write_text((GOLDEN / "clinic.yaml").read_text(encoding="utf-8"))
+    (cards / "sub" / "broken.yaml").write_text(BROKEN)
+    result = CliRunner().invoke(app, ["render", str(cards), "-o", str(tmp_path / "figs"),
+                                      "--format", "png", "--edge-labels"])
+    assert result.exit_code == 1
+    assert (tmp_path / "figs" / "clinic.png").read_bytes().startswith(MAGIC["png"])
+    assert not (tmp_path / "figs" / "sub" / "broken.png").exists()
+    assert "broken.yaml:6:" in result.output and "SCM301" in result.output
+
+
+def test_dot_format_writes_the_dot_text(tmp_path: Path) -> None:
+    out = tmp_path / "clinic.dot"
+    assert _run("render", str(GOLDEN / "clinic.yaml"), "-o", str(out), "-f", "dot").exit_code == 0
+    assert out.read_text(encoding="utf-8") == (GOLDEN / "clinic.dot").read_text(encoding="utf-8")
+
+
+def test_missing_dot_is_a_clear_message_not_a_traceback(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no `dot` anywhere
+    result = CliRunner().invoke(app, ["render", str(GOLDEN / "clinic.yaml"),
+                                      "-o", str(tmp_path / "x.svg")])
+    assert result.exit_code == 1
+    assert "apt-get install graphviz" in result.output and "brew install graphviz" in result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    with pytest.raises(GraphvizNotFound):
+        write_figure("digraph {}", tmp_path / "y.svg")
