@@ -111,7 +111,7 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
     args = safe + uniforms
     raw = sp.lambdify(args, expr, modules=[_NUMPY_FUNCS, "numpy"], cse=False, docstring_limit=0)
     if _float_in_float_out(expr):
-        return raw  # type: ignore[no-any-return]  # the sampler calls this once per node
+        return raw  # the sampler calls this once per node
 
     def evaluate(*arrays: np.ndarray) -> np.ndarray:
         # Piecewise/sign/floor with integer branches may come back as int or bool arrays.

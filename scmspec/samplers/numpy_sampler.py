@@ -18,6 +18,8 @@ import numpy as np
 from scipy import special
 
 from scmspec.compiler.kinds.interventions import HandlerBase
+from scmspec.compiler.kinds.noise import NormalNoise
+from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.errors import Diagnostic, SamplingError
 from scmspec.samplers.plan import Plan, Step
 from scmspec.samplers.streams import Streams
@@ -53,29 +55,31 @@ def run_pass(plan: Plan, n: int, streams: Streams, assigned: Mapping[str, Array]
     ``assigned`` maps a target to a boolean row mask; ``forced`` applies a
     handler to every row of a variable. Data-driven handlers read the target's
     values on rows with no intervention, or the ``pilot`` sample when fewer than
-    100 such rows exist.
+    100 such rows exist. The returned columns are rows of one (variables, n)
+    table, each written in place by its step, so no column aliases another.
     """
     assigned = assigned or {}
     forced = forced or {}
     clean = _clean_rows(n, assigned, forced)
+    enough_clean = clean is not None and clean.sum() >= MIN_BASELINE_ROWS
     uniforms = _block_uniforms(plan, n, streams)
+    table = np.empty((len(plan.steps), n))
     cols: dict[str, Array] = {}
     pilot_cols: dict[str, Array] | None = None
-    for step in plan.steps:
+    for step, x in zip(plan.steps, table):
         rng = streams.generator(step.name)
-        x = _natural(step, cols, n, rng, uniforms)
+        _natural(step, cols, n, rng, uniforms, x)
         handler = forced.get(step.name) or (step.handler if step.name in assigned else None)
         if handler is not None:
             rows = assigned.get(step.name) if step.name not in forced else None
             if handler.uses_baseline:
-                if clean is not None and clean.sum() >= MIN_BASELINE_ROWS:
+                if enough_clean:
                     base = x[clean]
                 else:
                     pilot_cols = pilot_cols if pilot_cols is not None else _pilot(pilot)
                     base = pilot_cols[step.name]
             else:
                 base = x[:0]
-            x = x.copy()
             if rows is None:
                 x[:] = handler.apply(x, base, rng, step.discrete)
             elif rows.any():
@@ -101,33 +105,84 @@ def _clean_rows(n: int, assigned: Mapping[str, Array], forced: Mapping[str, Hand
 
 
 def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
-             uniforms: Mapping[str, Array]) -> Array:
-    """The value the variable's own mechanism gives (before any intervention)."""
+             uniforms: Mapping[str, Array], out: Array) -> None:
+    """Write the value the variable's own mechanism gives (before any intervention) to out.
+
+    Draws happen in a fixed order from the variable's stream: root, or noise then
+    one uniform per random-draw site. Normal roots and additive normal noise, by far
+    the commonest, are drawn straight into ``out`` (see :func:`_normal_into`).
+    """
     if step.constant is not None:
-        return np.full(n, step.constant)
-    if step.root is not None:
-        if step.block is not None:
-            return np.asarray(step.root.ppf(uniforms[step.name]), dtype=float)
-        return np.asarray(step.root.draw(rng, n), dtype=float)
-    eps = step.noise.draw(rng, n)
+        out[:] = step.constant
+        return
+    root = step.root
+    if root is not None:
+        if step.name in uniforms:  # a copula block's member
+            out[:] = root.ppf(uniforms[step.name])
+        elif type(root) is NormalRoot:
+            _normal_into(rng, out, root.mean, root.sd)
+        else:
+            out[:] = root.draw(rng, n)
+        if step.affine is not None:  # a standardising root block
+            out -= step.affine[0]
+            out /= step.affine[1]
+        return
+    noise = step.noise
+    normal_sd = noise.sd if type(noise) is NormalNoise and noise.mode == "additive" else None
+    if normal_sd is not None:
+        _normal_into(rng, out, 0.0, normal_sd)  # eps, in place
+    else:
+        eps = noise.draw(rng, n)
     draws = [rng.random(n) for _ in range(step.sites)]
     assert step.evaluate is not None
-    inputs = tuple(cols[p] for p in step.parents)
-    f = step.evaluate(*inputs, *draws)
-    if np.ndim(f) == 0:
-        f = np.full(n, float(f))
-    return step.noise.apply(f, eps, inputs)
+    f = step.evaluate(*[cols[p] for p in step.parents], *draws)
+    if normal_sd is not None:
+        out += f  # f + eps; a scalar f broadcasts like np.full(n, f)
+    elif np.ndim(f) == 0:
+        out[:] = noise.apply(np.full(n, float(f)), eps, {p: cols[p] for p in step.parents})
+    else:
+        out[:] = noise.apply(f, eps, {p: cols[p] for p in step.parents})  # by name
+
+
+def _normal_into(rng: np.random.Generator, out: Array, loc: float, scale: float) -> None:
+    """``out[:] = rng.normal(loc, scale, out.size)``, bit for bit, without a temporary.
+
+    numpy's ``normal`` computes ``loc + scale * z`` per element from the same
+    ziggurat ``z`` as ``standard_normal``; the two in-place ufuncs below round
+    the same two operations in the same order.
+    """
+    rng.standard_normal(out=out)
+    out *= scale
+    out += loc
 
 
 def _block_uniforms(plan: Plan, n: int, streams: Streams) -> dict[str, Array]:
     out: dict[str, Array] = {}
     for i, block in enumerate(plan.blocks):
+        if block.kind == "independent":
+            continue
         rng = streams.generator(f"block{i}", purpose="block")
-        z = rng.standard_normal((n, len(block.variables))) @ block.cholesky.T
-        u = special.ndtr(z)
+        z = rng.standard_normal((n, len(block.variables)))
+        if block.kind == "uniform_ball":
+            u = _ball_uniforms(z, rng.random(n))
+        else:
+            u = special.ndtr(z @ block.cholesky.T)  # type: ignore[union-attr]
         for j, v in enumerate(block.variables):
             out[v] = u[:, j]
     return out
+
+
+def _ball_uniforms(z: Array, v: Array) -> Array:
+    """Copula uniforms of a uniform draw from the unit r-ball.
+
+    The point is a random direction (normalised normals ``z``) times radius V^(1/r);
+    each coordinate t of it has (t + 1) / 2 ~ Beta((r + 1) / 2, (r + 1) / 2), whose CDF
+    turns it into a uniform.
+    """
+    r = z.shape[1]
+    point = z / np.linalg.norm(z, axis=1, keepdims=True) * (v ** (1.0 / r))[:, None]
+    a = (r + 1) / 2.0
+    return special.betainc(a, a, (point + 1.0) / 2.0)  # type: ignore[no-any-return]
 
 
 def assign_targets(pool: tuple[str, ...], n_int: int, per_row: int,
@@ -136,8 +191,8 @@ def assign_targets(pool: tuple[str, ...], n_int: int, per_row: int,
 
     Example:
         >>> a = assign_targets(("a", "b", "c"), 7, 1, np.random.default_rng(0))
-        >>> a.sum(axis=0).tolist(), a.sum(axis=1).tolist() == [1] * 7
-        ([3, 2, 2], True)
+        >>> sorted(a.sum(axis=0).tolist()), a.sum(axis=1).tolist() == [1] * 7
+        ([2, 2, 3], True)
     """
     k = len(pool)
     matrix = np.zeros((n_int, k), dtype=bool)
@@ -158,7 +213,8 @@ def sample(plan: Plan, n_obs: int, n_int: int, streams: Streams,
     if n_int and not pool:
         n_obs, n_int = n_obs + n_int, 0
     pilot = _pilot_factory(plan, streams)
-    handlers = {t: (forced or {}).get(t) or plan.step(t).handler for t in pool}
+    by_name = {s.name: s for s in plan.steps}  # plan.step() is a linear scan
+    handlers = {t: (forced or {}).get(t) or by_name[t].handler for t in pool}
     kinds = {t: h.kind for t, h in handlers.items() if h is not None}
     if plan.selection is None:
         cols, matrix = _draw_chunk(plan, n_obs, n_int, streams, pool, per_row, forced, pilot)

@@ -33,7 +33,8 @@ class Step:
     root: RootBase | None = None  # distribution for roots
     noise: NoiseBase = field(default_factory=NoNoise)
     sites: int = 0  # random-draw call sites in the equation
-    block: int | None = None  # index of the Gaussian-copula block of a root
+    block: int | None = None  # index of the root block of a root
+    affine: tuple[float, float] | None = None  # root value x becomes (x - loc) / scale
     constant: float | None = None  # set by do(): the variable is pinned
     handler: HandlerBase | None = None  # the card's intervention handler
     observed: bool = True
@@ -46,10 +47,16 @@ class Step:
 
 @dataclass(frozen=True)
 class Block:
-    """Gaussian copula over roots: correlated uniforms fed to each root's inverse CDF."""
+    """Roots drawn together: a copula's uniforms are fed to each root's inverse CDF.
+
+    ``gaussian_copula`` correlates normals (``cholesky``); ``uniform_ball`` uses the
+    coordinates of a uniform draw from the unit ball; ``independent`` draws nothing
+    jointly (the block only standardises its roots, see ``Step.affine``).
+    """
 
     variables: tuple[str, ...]
-    cholesky: Array
+    cholesky: Array | None
+    kind: str = "gaussian_copula"
 
 
 @dataclass(frozen=True)
