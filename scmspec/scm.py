@@ -135,26 +135,34 @@ class SCM:
     def interventional_frames(self, s: numpy_sampler.Sample) -> InterventionalData:
         """Data, cell mask and per-row records of a sampled obs+int split."""
         data = self.frame(s.columns)
-        mask = pd.DataFrame(0, index=data.index, columns=data.columns, dtype=np.int8)
+        position = {v: i for i, v in enumerate(data.columns)}
+        cells = np.zeros(data.shape, dtype=np.int8)
         for j, t in enumerate(s.targets):
-            if t in mask.columns:
-                mask[t] = s.assigned[:, j].astype(np.int8)
+            if t in position:
+                cells[:, position[t]] = s.assigned[:, j]
+        mask = pd.DataFrame(cells, index=data.index, columns=data.columns, copy=False)
         return InterventionalData(data, mask, _records(s), s.acceptance)
 
     def frame(self, cols: Mapping[str, np.ndarray], include_latent: bool = False) -> pd.DataFrame:
         """A table of sampled columns in card order (latent variables dropped by default)."""
         spec = self.compiled.card.variables
         names = list(spec) if include_latent else list(self.plan.columns)
-        return pd.DataFrame({v: _typed(cols[v], spec[v].kind) for v in names})
+        n = len(next(iter(cols.values()))) if cols else 0
+        # One (n, d) float block, wrapped without a second copy; then integer columns.
+        block = np.vstack([cols[v] for v in names]) if names else np.empty((0, n))
+        frame = pd.DataFrame(block.T, columns=names, copy=False)
+        ints = {v: np.int64 for v in names if spec[v].kind != "continuous" and _integral(cols[v])}
+        return frame.astype(ints) if ints else frame
+
+
+def _integral(values: np.ndarray) -> bool:
+    """Discrete kinds are written as int64 when every value is a finite integer."""
+    return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
 
 
 def _typed(values: np.ndarray, kind: str) -> np.ndarray:
     """Discrete kinds become int64 when every value is a finite integer; else stay float."""
-    if kind == "continuous":
-        return values
-    if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
-        return values.astype(np.int64)
-    return values
+    return values.astype(np.int64) if kind != "continuous" and _integral(values) else values
 
 
 def _records(s: numpy_sampler.Sample) -> pd.DataFrame:
