@@ -1,9 +1,9 @@
 """Gate benchmark: running every gate against sampling the data they judge.
 
-Run from the repository root (a few seconds)::
+Run from the repository root (about 15 seconds)::
 
     /work/venv/bin/python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
-    /work/venv/bin/python bench/bench_gates.py --d 100 --repeats 15
+    /work/venv/bin/python bench/bench_gates.py --d 100 --repeats 31
 
 The card is generated, not read from disk: an Erdos-Renyi DAG over ``d`` variables
 (expected degree 3, index order topological), normal roots, and non-root mechanisms
@@ -13,13 +13,21 @@ sortability matrices, interventions on every sixth variable: 9 targets at d = 50
 Sampling = both splits (obs: 1000 rows; obs+int: 800 + 200) of every replicate,
 exactly as ``scmspec validate`` and ``scmspec compile`` draw them; gates =
 ``run_gates`` (all per-card gates, equation classification not cached) plus the
-pool gates on a pool of one. Each figure is the median of ``--repeats`` runs
-after one warm-up, and sampling and gates alternate so drift hits both. Times are
-process CPU time (``time.process_time``), so other jobs on a busy machine do not
-inflate one side; ``--wall`` uses wall-clock time instead. BLAS is pinned to one
-thread (set before numpy loads): the gates' 50 x 50 products gain nothing from
-threads, and idle OpenBLAS workers spin, which CPU-time accounting would charge
-to whichever side happens to run next.
+pool gates on a pool of one, on a fresh ``GateContext`` each time (nothing carried
+over from the previous run but sympy's and lambdify's own caches).
+
+Output: for 1 replicate (``scmspec validate``) and 5 (``scmspec compile``), the
+median sampling and gate times and their ratio; then where the gate time goes,
+per gate, with the context's shared facts (stacked observational matrix, moments,
+correlation matrix, adjacent-repeat counts, transitive closure) as their own rows
+rather than charged to whichever gate asks first. Each figure is the median of
+``--repeats`` runs after one warm-up; sampling, the gates and the per-gate pass
+alternate so drift hits all three. Times are process CPU time
+(``time.process_time``), so other jobs on a busy machine do not inflate one side;
+``--wall`` uses wall-clock time instead. BLAS is pinned to one thread (set before
+numpy loads): the gates' 50 x 50 products gain nothing from threads, and idle
+OpenBLAS workers spin, which CPU-time accounting would charge to whichever side
+happens to run next.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -41,10 +50,13 @@ from scmspec.scm import SCM  # noqa: E402
 from scmspec.validators import (  # noqa: E402
     GATES,
     GateContext,
+    GateResult,
+    gates,  # noqa: F401  (registers every gate before GATES is read)
     run_gates,
     run_pool_gates,
-    structure_gates,  # noqa: E402
+    structure_gates,
 )
+from scmspec.validators.base import justify  # noqa: E402
 from scmspec.validators.thresholds import SEVERITY  # noqa: E402
 
 MECHANISMS = ("linear", "tanh", "exp", "product", "threshold", "formula", "event")
@@ -93,15 +105,7 @@ def make_card(d: int, seed: int = 0, degree: float = 3.0) -> str:
 
 
 CLOCK: Callable[[], float] = time.process_time
-
-
-def _seconds(fn: Callable[[], object], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        t0 = CLOCK()
-        fn()
-        times.append(CLOCK() - t0)
-    return times
+SHARED = ("observed_obs", "observed_moments", "observed_corr", "observed_repeats", "reach")
 
 
 def _setup(d: int, replicates: int) -> tuple[Callable[[], tuple], Callable[[tuple], GateContext]]:
@@ -121,56 +125,84 @@ def _setup(d: int, replicates: int) -> tuple[Callable[[], tuple], Callable[[tupl
     return sample, context
 
 
-def bench(d: int, replicates: int, repeats: int) -> tuple[float, float]:
-    """(median sampling seconds, median seconds of every gate incl. pool gates)."""
+def _all_gates(ctx: GateContext) -> object:
+    return run_gates(ctx) + run_pool_gates([ctx.compiled])[ctx.card_id]
+
+
+def _per_gate(ctx: GateContext) -> dict[str, float]:
+    """Seconds of each shared context fact, then of each gate in report order (one run)."""
+    out: dict[str, float] = {}
+    for fact in SHARED:
+        t0 = CLOCK()
+        getattr(ctx, fact)
+        out[f"({fact})"] = CLOCK() - t0
+    results: list[GateResult] = []
+    for name in sorted(GATES, key=lambda g: list(SEVERITY).index(g)):
+        t0 = CLOCK()
+        results.extend(GATES.lookup(name)(ctx))
+        out[name] = CLOCK() - t0
+    t0 = CLOCK()
+    justify(results, ctx.compiled)
+    run_pool_gates([ctx.compiled])
+    out["justify + pool gates"] = CLOCK() - t0
+    return out
+
+
+@dataclass
+class Figures:
+    """Median milliseconds: sampling, all gates, and each gate (``_per_gate``)."""
+
+    sampling: float
+    gates: float
+    per_gate: dict[str, float]
+
+    @property
+    def ratio(self) -> float:
+        return self.gates / self.sampling
+
+
+def bench(d: int, replicates: int, repeats: int) -> Figures:
+    """Sampling, all gates and the per-gate pass, interleaved, ``repeats`` times each."""
     sample, context = _setup(d, replicates)
     reps = sample()
-
-    def gates() -> object:
+    _all_gates(context(reps))  # warm-up (lazy imports, lambdify caches)
+    s_times: list[float] = []
+    g_times: list[float] = []
+    per: dict[str, list[float]] = {}
+    for _ in range(repeats):  # interleaved, so drift hits every side
+        t0 = CLOCK()
+        sample()
+        s_times.append(CLOCK() - t0)
         ctx = context(reps)
-        return run_gates(ctx) + run_pool_gates([ctx.compiled])[ctx.card_id]
-
-    gates()  # warm-up (lazy imports, lambdify caches)
-    s_times, g_times = [], []
-    for _ in range(repeats):  # interleaved, so drift hits both sides
-        s_times += _seconds(sample, 1)
-        g_times += _seconds(gates, 1)
-    return statistics.median(s_times), statistics.median(g_times)
-
-
-def breakdown(d: int, replicates: int, repeats: int) -> dict[str, float]:
-    """Median milliseconds of each gate, run in report order on one shared context."""
-    sample, context = _setup(d, replicates)
-    reps = sample()
-    order = sorted(GATES, key=lambda g: list(SEVERITY).index(g))
-    runs: dict[str, list[float]] = {g: [] for g in order}
-    for _ in range(repeats + 1):  # the first run warms up
-        ctx = context(reps)
-        for name in order:
-            t0 = CLOCK()
-            list(GATES.lookup(name)(ctx))
-            runs[name].append(CLOCK() - t0)
-    return {g: statistics.median(ts[1:]) * 1e3 for g, ts in runs.items()}
+        t0 = CLOCK()
+        _all_gates(ctx)
+        g_times.append(CLOCK() - t0)
+        for name, sec in _per_gate(context(reps)).items():
+            per.setdefault(name, []).append(sec)
+    return Figures(statistics.median(s_times) * 1e3, statistics.median(g_times) * 1e3,
+                   {k: statistics.median(v) * 1e3 for k, v in per.items()})
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--repeats", type=int, default=21)
     parser.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
-    parser.add_argument("--breakdown", action="store_true", help="time each gate (1 replicate)")
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.process_time
-    print("| d | replicates | rows per split | sampling ms | all gates ms | gates / sampling |")
-    print("|---|---|---|---|---|---|")
-    for replicates in (1, 5):
-        s, g = bench(args.d, replicates, args.repeats)
-        print(f"| {args.d} | {replicates} | 1000 | {s * 1e3:.1f} | {g * 1e3:.1f} | {g / s:.2f} |")
-    if args.breakdown:
-        print("\n| gate (1 replicate, shared context) | ms |\n|---|---|")
-        for name, ms in breakdown(args.d, 1, args.repeats).items():
-            print(f"| {name} | {ms:.2f} |")
+    runs = {r: bench(args.d, r, args.repeats) for r in (1, 5)}
+    clock = "wall" if args.wall else "CPU"
+    print(f"d = {args.d}, 1000 rows per split, median of {args.repeats} runs, {clock} time\n")
+    print("| replicates | sampling ms | all gates ms | gates / sampling |")
+    print("|---|---|---|---|")
+    for r, f in runs.items():
+        print(f"| {r} | {f.sampling:.1f} | {f.gates:.1f} | {f.ratio:.2f} |")
+    print("\n| gate or shared fact | ms, 1 replicate | ms, 5 replicates |\n|---|---|---|")
+    for name in runs[1].per_gate:
+        print(f"| {name} | {runs[1].per_gate[name]:.2f} | {runs[5].per_gate[name]:.2f} |")
+    total = {r: sum(f.per_gate.values()) for r, f in runs.items()}
+    print(f"| sum | {total[1]:.2f} | {total[5]:.2f} |")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -31,6 +31,7 @@ from scmspec.samplers.numpy_sampler import Sample
 from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY, Severity, severity_of
 
 Status = Literal["pass", "fail", "warn", "skip"]
+T = TypeVar("T")
 __all__ = ["GATES", "POOL_GATES", "GateContext", "GateResult", "ReplicateData", "Severity",
            "Status", "justify", "make_result", "reachability", "run_gates", "run_pool_gates"]
 
@@ -96,6 +97,7 @@ class GateContext:
     pool: tuple[CompiledCard, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     protocol: ProtocolSpec | None = None
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def card_id(self) -> str:
@@ -105,12 +107,19 @@ class GateContext:
         """The card location of ``loc`` (or its closest ancestor)."""
         return self.compiled.source.nearest(tuple(loc))
 
+    def cached(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()`` once per context: facts several gates (or calls) share."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]  # type: ignore[no-any-return]
+
     @cached_property
     def observed_obs(self) -> tuple[tuple[str, ...], np.ndarray]:
         """Observed variable names and their obs-split values, pooled over replicates.
 
-        One (d, n_rows) float matrix, one row per variable, built once: data gates
-        reduce along axis 1 over contiguous rows, and selecting variables copies rows.
+        One (d, n_rows) float matrix, one row per variable, built once (one stacking
+        call per replicate): data gates reduce along axis 1 over contiguous rows, and
+        selecting variables copies rows.
         """
         names = tuple(self.compiled.plan.columns)
         total = sum(rep.obs.n for rep in self.replicates)
@@ -118,33 +127,68 @@ class GateContext:
         start = 0
         for rep in self.replicates:
             stop = start + rep.obs.n
-            for i, v in enumerate(names):
-                out[i, start:stop] = rep.obs.columns[v]
+            if names and stop > start:
+                cols = rep.obs.columns
+                np.stack([cols[v] for v in names], out=out[:, start:stop])
             start = stop
         return names, out
 
     @cached_property
+    def observed_kinds(self) -> tuple[list[int], list[int]]:
+        """(rows of ``observed_obs`` of continuous variables, rows of discrete ones)."""
+        names, _ = self.observed_obs
+        spec = self.compiled.card.variables
+        continuous = [spec[v].kind == "continuous" for v in names]
+        return ([i for i, c in enumerate(continuous) if c],
+                [i for i, c in enumerate(continuous) if not c])
+
+    @cached_property
+    def observed_repeats(self) -> np.ndarray:
+        """Per observed variable, how many adjacent rows hold equal values (one pass).
+
+        The shared prefilter of the dominant-value tests (``nonconstant``,
+        ``category_dominance``): see ``data_gates._dominant``.
+        """
+        _, x = self.observed_obs
+        if x.shape[1] < 2:
+            return np.zeros(x.shape[0], dtype=np.intp)
+        return np.count_nonzero(x[:, 1:] == x[:, :-1], axis=1)
+
+    @cached_property
     def reach(self) -> tuple[dict[str, int], np.ndarray]:
         """(variable -> index, closure): closure[i, j] when a directed path leads i -> j."""
-        names = [s.name for s in self.compiled.plan.steps]
-        closure = reachability(self.compiled.resolved.graph, names)
+        names = [s.name for s in self.compiled.plan.steps]  # a topological order of all
+        closure = reachability(self.compiled.resolved.graph, names, topological=True)
         return {v: i for i, v in enumerate(names)}, closure
 
     @cached_property
     def observed_moments(self) -> tuple[np.ndarray, np.ndarray]:
-        """(mean, standard deviation) of each observed variable's obs values, built once."""
+        """(mean, standard deviation) of each observed variable's obs values, built once.
+
+        numpy's own steps for ``x.mean(axis=1)`` and ``x.std(axis=1)`` (so bit for bit
+        the same), with the row sums taken once and the (d, n) scratch block kept for
+        ``observed_corr``: one large temporary in all, since on a small VM the page
+        faults of a fresh one cost more than its arithmetic.
+        """
         _, x = self.observed_obs
-        if x.shape[1] == 0:
+        n = x.shape[1]
+        if n == 0:
             return np.full(x.shape[0], np.nan), np.full(x.shape[0], np.nan)
         with np.errstate(invalid="ignore", over="ignore"):
-            return x.mean(axis=1), x.std(axis=1)
+            mean = np.add.reduce(x, axis=1) / n
+            scratch = np.subtract(x, mean[:, None])
+            np.multiply(scratch, scratch, out=scratch)
+            sd = np.sqrt(np.add.reduce(scratch, axis=1) / n)
+        self._memo["scratch"] = scratch
+        return mean, sd
 
     @cached_property
     def observed_corr(self) -> tuple[np.ndarray, np.ndarray]:
         """(indices of varying finite observed variables, their correlation matrix), built once.
 
-        Shared by ``near_copy`` and ``sortability``. Standardised in place on one
-        copy of the rows, then one matrix product: no Python loop over pairs.
+        Shared by ``near_copy`` and ``sortability``. The rows are centred and scaled
+        in place (in the moments' scratch block), then one matrix product: no Python
+        loop over pairs.
         """
         _, x = self.observed_obs
         n = x.shape[1]
@@ -154,36 +198,47 @@ class GateContext:
         varying = np.flatnonzero(np.isfinite(sd) & (sd > 0))
         if varying.size < 2:
             return varying, np.ones((varying.size, varying.size))
-        z = x[varying]
-        z -= mean[varying, None]
+        z = self._memo.pop("scratch")
+        np.subtract(x, mean[:, None], out=z)
+        if varying.size < x.shape[0]:
+            z = z[varying]
         z /= sd[varying, None]
         corr = np.clip(z @ z.T / n, -1.0, 1.0)
         np.fill_diagonal(corr, 1.0)
         return varying, corr
 
 
-def reachability(graph: nx.DiGraph, names: list[str]) -> np.ndarray:
+def reachability(graph: nx.DiGraph, names: list[str], topological: bool = False) -> np.ndarray:
     """(d, d) bool: entry [i, j] is True when a directed path leads from i to j.
 
     Paths may pass through variables not in ``names`` (latent mediators). One
-    pass in reverse topological order ORs each child's row into its parents'
-    (a loop over variables, each step one vectorised row operation).
+    pass in reverse topological order ORs each child's descendant set into its
+    parents' (sets as Python integer bitmasks: one OR per edge), then all rows
+    are unpacked into a matrix at once. ``topological=True`` says ``names`` already
+    lists every node in a topological order (a plan's steps), which saves the sort.
 
     Example:
         >>> g = nx.DiGraph([("a", "b"), ("b", "c")])
         >>> reachability(g, ["a", "c"]).tolist()
         [[False, True], [False, False]]
     """
-    order = list(nx.topological_sort(graph))
+    if topological and len(names) == graph.number_of_nodes():
+        order = list(names)
+    else:
+        order = list(nx.topological_sort(graph))
     index = {v: i for i, v in enumerate(order)}
-    reach = np.zeros((len(order), len(order)), dtype=bool)
+    below: dict[str, int] = {}
+    succ = graph.succ
     for v in reversed(order):
-        row = reach[index[v]]
-        for child in graph.successors(v):
-            row[index[child]] = True
-            row |= reach[index[child]]
-    pick = [index[v] for v in names]
-    return reach[np.ix_(pick, pick)]
+        bits = 0
+        for child in succ[v]:
+            bits |= below[child] | (1 << index[child])
+        below[v] = bits
+    width = (len(order) + 7) // 8
+    packed = b"".join(below[v].to_bytes(width, "little") for v in names)
+    rows = np.frombuffer(packed, dtype=np.uint8).reshape(len(names), width)
+    full = np.unpackbits(rows, axis=1, bitorder="little")[:, : len(order)].astype(bool)
+    return full[:, [index[v] for v in names]]
 
 
 Gate = Callable[[GateContext], Iterable[GateResult]]

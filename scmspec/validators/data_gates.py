@@ -4,7 +4,10 @@ Every gate here is vectorised over variables: the observational split of all
 replicates is stacked once into a (d, n) matrix, one row per variable
 (``GateContext.observed_obs``), and statistics are taken along axis 1, so a
 50-variable card costs a handful of numpy calls, not a Python loop over rows or
-pairs. Each detail states the sample size it was computed on.
+pairs. What several gates need (moments, adjacent-repeat counts, the correlation
+matrix, the natural-row masks) is computed once and cached on the context; Python
+loops over variables run only for the few that a vectorised test flags. Each
+detail states the sample size it was computed on.
 """
 
 from __future__ import annotations
@@ -29,6 +32,29 @@ from scmspec.validators.thresholds import (
 Array = np.ndarray
 
 
+def _nonfinite_counts(columns: dict[str, Array]) -> dict[str, int]:
+    """Count NaN/inf per column; zero counts omitted.
+
+    A sum is finite only when every summand is: columns that are rows of one
+    sampled block (how the sampler returns them) are cleared by one sum over the
+    block, any other column by its own sum; only a non-finite sum leads to counting.
+    """
+    bases = {id(b): b for b in [c.base for c in columns.values()]}
+    with np.errstate(over="ignore", invalid="ignore"):
+        clear = {key for key, b in bases.items() if isinstance(b, np.ndarray) and b.ndim == 2
+                 and b.dtype.kind == "f" and np.isfinite(b.sum())}
+        if len(clear) == len(bases):
+            return {}
+        bad = {}
+        for name, col in columns.items():
+            if id(col.base) in clear or (col.dtype.kind == "f" and np.isfinite(col.sum())):
+                continue
+            k = int(col.size - np.count_nonzero(np.isfinite(col)))
+            if k:
+                bad[name] = k
+    return bad
+
+
 @GATES.register("finite")
 def finite(ctx: GateContext) -> Iterator[GateResult]:
     """No NaN or infinity in any generated column (latent included, both splits)."""
@@ -37,10 +63,8 @@ def finite(ctx: GateContext) -> Iterator[GateResult]:
     for rep in ctx.replicates:
         for sample in (rep.obs, rep.obsint):
             total += sample.n
-            for name, col in sample.columns.items():
-                k = int(col.size - np.count_nonzero(np.isfinite(col)))
-                if k:
-                    bad[name] = bad.get(name, 0) + k
+            for name, k in _nonfinite_counts(sample.columns).items():
+                bad[name] = bad.get(name, 0) + k
     if not bad:
         yield make_result("finite", "pass", f"every generated value is finite ({total} rows)")
         return
@@ -51,50 +75,76 @@ def finite(ctx: GateContext) -> Iterator[GateResult]:
                           ctx.where("variables", name, "equation"), (name,), k, 0)
 
 
+def _clean_rows(ctx: GateContext) -> list[Array | None]:
+    """Per replicate, the obs+int rows no intervention touched (None: all of them)."""
+    def compute() -> list[Array | None]:
+        out: list[Array | None] = []
+        for rep in ctx.replicates:
+            s = rep.obsint
+            out.append(np.logical_not(s.assigned.any(axis=1)) if s.assigned.size else None)
+        return out
+
+    return ctx.cached("clean_rows", compute)
+
+
 def natural_rows(ctx: GateContext, name: str) -> Array:
     """A variable's values on rows no intervention touched: obs, and obs+int's obs rows."""
+    return natural_matrix(ctx, [name])[0]
+
+
+def natural_matrix(ctx: GateContext, names: list[str]) -> Array:
+    """(len(names), rows) values on natural rows: obs, and obs+int's obs rows, per replicate."""
     parts = []
-    for rep in ctx.replicates:
-        parts.append(rep.obs.columns[name])
-        s = rep.obsint
-        clean = ~s.assigned.any(axis=1) if s.assigned.size else np.ones(s.n, dtype=bool)
-        parts.append(s.columns[name][clean])
-    return np.concatenate(parts) if parts else np.zeros(0)
+    for rep, clean in zip(ctx.replicates, _clean_rows(ctx)):
+        parts.append(np.stack([rep.obs.columns[v] for v in names]))
+        both = np.stack([rep.obsint.columns[v] for v in names])
+        parts.append(both if clean is None else both[:, clean])
+    return np.concatenate(parts, axis=1) if parts else np.zeros((len(names), 0))
 
 
 def numeric_equation(ctx: GateContext, name: str) -> sp.Basic:
     """A variable's equation with the card's constants replaced by their values."""
-    values = {sp.Symbol(k, real=True): sp.Float(c.value)
-              for k, c in ctx.compiled.card.constants.items()}
-    return ctx.compiled.resolved.equations[name].xreplace(values)
+    values = ctx.cached("constant_values", lambda: {
+        sp.Symbol(k, real=True): sp.Float(c.value)
+        for k, c in ctx.compiled.card.constants.items()})
+    expr = ctx.compiled.resolved.equations[name]
+    return expr.xreplace(values) if values else expr  # xreplace walks even an empty rule
 
 
 @GATES.register("ranges")
 def ranges(ctx: GateContext) -> Iterator[GateResult]:
-    """Natural values stay in declared ranges; formula outputs are not clipped to get there."""
+    """Natural values stay in declared ranges; formula outputs are not clipped to get there.
+
+    All ranged variables are compared at once, one (variables, rows) matrix of
+    natural rows against their bounds.
+    """
     card = ctx.compiled.card
-    checked, ok = 0, True
-    for name, spec in card.variables.items():
-        if spec.range is None:
-            continue
-        checked += 1
-        lo, hi = spec.range
-        x = natural_rows(ctx, name)
-        slack = RANGE_SLACK * max(1.0, abs(lo), abs(hi))
-        out = (x < lo - slack) | (x > hi + slack)
-        k = int(out.sum())
+    ranged = [(v, spec.range) for v, spec in card.variables.items() if spec.range is not None]
+    outside = np.zeros(len(ranged), dtype=np.intp)
+    if ranged and ctx.replicates:
+        x = natural_matrix(ctx, [v for v, _ in ranged])
+        lo = np.array([float(r[0]) for _, r in ranged])
+        hi = np.array([float(r[1]) for _, r in ranged])
+        slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
+        outside = np.count_nonzero((x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None]),
+                                   axis=1)
+    ok = True
+    for j, (name, (lo_j, hi_j)) in enumerate(ranged):
+        spec = card.variables[name]
+        k = int(outside[j])
         if k:
             ok = False
-            yield make_result("ranges", "fail", f"{name!r} has {k} of {x.size} values outside "
-                              f"its declared range [{lo:g}, {hi:g}] (observed min "
-                              f"{np.nanmin(x):.4g}, max {np.nanmax(x):.4g}; threshold: 0 "
+            xj = natural_rows(ctx, name)
+            yield make_result("ranges", "fail", f"{name!r} has {k} of {xj.size} values outside "
+                              f"its declared range [{lo_j:g}, {hi_j:g}] (observed min "
+                              f"{np.nanmin(xj):.4g}, max {np.nanmax(xj):.4g}; threshold: 0 "
                               "outside); fix the "
                               "equation or distribution, or declare the range the model implies",
                               ctx.where("variables", name, "range"), (name,), k, 0)
         formula = spec.role == "formula" or card.family == "formula"
         if formula and spec.equation is not None and spec.boundary is None:
             clip_lo, clip_hi = top_level_clip(numeric_equation(ctx, name))
-            pinned = [b for b in (clip_lo, clip_hi) if b is not None and b in (lo, hi)]
+            pinned = [b for b in (clip_lo, clip_hi) if b is not None and b in (lo_j, hi_j)]
             if pinned:
                 ok = False
                 yield make_result("ranges", "fail", f"{name!r} clips its formula output to its "
@@ -104,18 +154,20 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
                                   ctx.where("variables", name, "equation"), (name,), pinned[0],
                                   pinned[0])
     if ok:
-        yield make_result("ranges", "pass" if checked else "skip",
-                          f"{checked} declared ranges hold on every natural row" if checked
+        yield make_result("ranges", "pass" if ranged else "skip",
+                          f"{len(ranged)} declared ranges hold on every natural row" if ranged
                           else "no variable declares a range")
 
 
-def _dominant(x: Array, share: float, rows: list[int] | None = None) -> Array:
+def _dominant(x: Array, share: float, rows: list[int] | None = None,
+              repeats: Array | None = None) -> Array:
     """Variables (rows of x) where one exact value covers more than ``share`` of the rows.
 
     Prefilter in one O(n d) pass: if a value covers more than ``share`` of the rows,
     each other row breaks at most two neighbouring pairs, so at least
     1 - 2 (1 - share) of adjacent pairs are equal. Only columns passing it are
-    sorted for the exact test.
+    sorted for the exact test. ``repeats`` (equal adjacent pairs per row of x, see
+    ``GateContext.observed_repeats``) skips the pass when already counted.
     """
     rows = list(range(x.shape[0])) if rows is None else rows
     n = x.shape[1]
@@ -123,8 +175,9 @@ def _dominant(x: Array, share: float, rows: list[int] | None = None) -> Array:
     if n == 0 or k > n or not rows:
         return np.zeros(len(rows), dtype=bool)
     if n > 1:
-        equal = np.count_nonzero(x[:, 1:] == x[:, :-1], axis=1)[rows]
-        flags = equal >= (n - 1) - 2 * (n - k)
+        if repeats is None:
+            repeats = np.count_nonzero(x[:, 1:] == x[:, :-1], axis=1)
+        flags = repeats[rows] >= (n - 1) - 2 * (n - k)
     else:
         flags = np.ones(len(rows), dtype=bool)
     flags = np.asarray(flags, dtype=bool)
@@ -142,15 +195,13 @@ def _mode(col: Array) -> tuple[float, float]:
 
 def _rows_of_kind(ctx: GateContext, continuous: bool) -> list[int]:
     """Indices (rows of ``observed_obs``) of the continuous or of the discrete variables."""
-    names, _ = ctx.observed_obs
-    spec = ctx.compiled.card.variables
-    return [i for i, v in enumerate(names) if (spec[v].kind == "continuous") == continuous]
+    return ctx.observed_kinds[0 if continuous else 1]
 
 
 def _dominant_rows(ctx: GateContext, share: float, rows: list[int]) -> Array:
     """``_dominant`` on the selected rows, without copying the data matrix."""
     _, x = ctx.observed_obs
-    return _dominant(x, share, rows)
+    return _dominant(x, share, rows, ctx.observed_repeats)
 
 
 @GATES.register("nonconstant")
@@ -184,12 +235,12 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     rows = _rows_of_kind(ctx, continuous=False)
     names, n = [all_names[i] for i in rows], x.shape[1]
     flags = _dominant_rows(ctx, CATEGORY_DOMINANCE, rows)
-    levels = {v: s.levels for v, s in ctx.compiled.card.variables.items() if s.levels}
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
-        known = v in levels and 0 <= value < len(levels[v])
-        label = repr(levels[v][int(value)]) if known else f"{value:g}"
+        levels = ctx.compiled.card.variables[v].levels
+        label = (repr(levels[int(value)]) if levels and 0 <= value < len(levels)
+                 else f"{value:g}")
         yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
                           f"{share:.1%} of {n} rows (threshold {CATEGORY_DOMINANCE:.0%}); "
                           "rebalance its mechanism, or justify a rare event in "
@@ -202,9 +253,18 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
                           else "no observed discrete variable, or no sampled data")
 
 
+def _boundary_share(x: Array, b: float) -> float:
+    return float(np.count_nonzero(x == b) / x.size)
+
+
 @GATES.register("boundary_mass")
 def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
-    """At most 10% of a continuous variable at a range bound or at its min/max (clipping)."""
+    """At most 10% of a continuous variable at a range bound or at its min/max (clipping).
+
+    Shares at each column's minimum and maximum are two vectorised counts; a
+    variable is looked at on its own only when it declares a range or one of
+    those shares is over the threshold.
+    """
     all_names, x = ctx.observed_obs
     rows = _rows_of_kind(ctx, continuous=True)
     names = [all_names[i] for i in rows]
@@ -213,20 +273,19 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
     if n == 0 or not names:
         yield make_result("boundary_mass", "skip", "no observed continuous variable")
         return
-    low, high = x.min(axis=1), x.max(axis=1)
+    low, high = x.min(axis=1), x.max(axis=1)  # all rows: cheaper than copying the continuous
     at_min = (np.count_nonzero(x == low[:, None], axis=1) / n)[rows]
     at_max = (np.count_nonzero(x == high[:, None], axis=1) / n)[rows]
     low, high = low[rows], high[rows]
-    for j, v in enumerate(names):
-        if at_min[j] == 1.0:
-            continue  # a constant column: reported by `nonconstant`
+    look = (np.maximum(at_min, at_max) > BOUNDARY_MASS) & (at_min != 1.0)
+    ranged = [j for j, v in enumerate(names) if spec[v].range and at_min[j] != 1.0]
+    for j in sorted(set(np.flatnonzero(look).tolist()) | set(ranged)):
+        v = names[j]  # at_min == 1: a constant column, reported by `nonconstant`
         bounds = {float(low[j]): at_min[j], float(high[j]): at_max[j]}
         for b in spec[v].range or ():
-            bounds.setdefault(float(b), float(np.count_nonzero(x[rows[j]] == b) / n))
+            bounds.setdefault(float(b), _boundary_share(x[rows[j]], b))
         b, mass = max(bounds.items(), key=lambda kv: kv[1])
-        if mass <= BOUNDARY_MASS:
-            continue
-        if spec[v].boundary:
+        if mass <= BOUNDARY_MASS or spec[v].boundary:
             continue
         ok = False
         yield make_result("boundary_mass", "fail", f"{mass:.1%} of {n} values of {v!r} sit "
@@ -241,17 +300,24 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
                           f"{BOUNDARY_MASS:.0%} at any boundary (n = {n}){note}")
 
 
+def _copied(ctx: GateContext, y: str) -> tuple[str, str] | None:
+    """``copied_parent`` of y's numeric equation, read once per context and variable."""
+    resolved = ctx.compiled.resolved
+    if y not in resolved.equations:
+        return None
+    return ctx.cached(f"copied:{y}", lambda: copied_parent(numeric_equation(ctx, y),
+                                                           resolved.parents[y]))
+
+
 def _copy_label(ctx: GateContext, a: str, b: str) -> str:
     """'b is an alias / unit conversion / tiny-noise copy of a' or 'a and b are near copies'."""
-    resolved = ctx.compiled.resolved
     for x, y in ((a, b), (b, a)):
-        if y in resolved.equations:
-            found = copied_parent(numeric_equation(ctx, y), resolved.parents[y])
-            if found and found[0] == x:
-                noisy = ctx.compiled.card.variables[y].noise.kind != "none"
-                if noisy:
-                    return f"{y!r} is a tiny-noise copy of {x!r} (affine in it, plus noise)"
-                return f"{y!r} is a{'n' if found[1] == 'alias' else ''} {found[1]} of {x!r}"
+        found = _copied(ctx, y)
+        if found and found[0] == x:
+            noisy = ctx.compiled.card.variables[y].noise.kind != "none"
+            if noisy:
+                return f"{y!r} is a tiny-noise copy of {x!r} (affine in it, plus noise)"
+            return f"{y!r} is a{'n' if found[1] == 'alias' else ''} {found[1]} of {x!r}"
     return f"{a!r} and {b!r} are near copies"
 
 

@@ -16,6 +16,7 @@ from scmspec.validators import (  # noqa: F401  (imported for their registration
     formula_gates,
     intervention_gates,
     pool_gates,
+    protocol_gates,
     sortability,
     structure_gates,
 )

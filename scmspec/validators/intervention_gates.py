@@ -1,13 +1,19 @@
-"""Gates on the interventional protocol: effects, masks and selection.
+"""The ``intervention_effect`` gate: interventions move their targets and nothing else.
 
-``intervention_effect`` re-runs one natural pass per replicate
-(:func:`~scmspec.samplers.numpy_sampler.run_pass` with the split's own streams
-and no assignment) and compares it with the sampled obs+int split: on each
-intervened row, every variable that is neither a target of that row nor a
-descendant of one must be bit-identical to its natural value; the targets must
-actually move; their descendants must differ somewhere. A card with a selection
-draws its rows in chunks that cannot be replayed, so for it the check runs on a
-fresh, unselected pass of the same size (the mechanics are the same).
+``intervention_effect`` compares the sampled obs+int split with the natural
+values of the same random streams. On the first replicate it re-runs one
+natural pass (:func:`~scmspec.samplers.numpy_sampler.run_pass` with the split's
+own streams and no assignment): on each intervened row, every variable that is
+neither a target of that row nor a descendant of one must be bit-identical to
+its natural value; the targets must actually move; their descendants must
+differ somewhere. Bit-identity is a property of the sampler and the card, not
+of a replicate, so later replicates recompute only the targets' own natural
+values (each target's step on the sampled parents, which on the target's rows
+are natural when no ancestor of it is intervened on the same row); a full pass
+runs again only when a target's effect has not yet been seen to propagate, or
+when a row intervenes on a target and on one of its ancestors. A card with a
+selection draws its rows in chunks that cannot be replayed, so for it the check
+runs on a fresh, unselected pass of the same size (the mechanics are the same).
 """
 
 from __future__ import annotations
@@ -17,61 +23,101 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scmspec.samplers.numpy_sampler import PILOT_ROWS, assign_targets, run_pass
-from scmspec.samplers.streams import Streams
-from scmspec.scm import _typed
-from scmspec.validators.base import GATES, GateContext, GateResult, make_result
-from scmspec.validators.thresholds import (
-    MIN_TARGET_CHANGED,
-    SELECTION_FAIL,
-    SELECTION_NOOP,
-    SELECTION_WARN,
-    TARGET_CHANGED_Z,
+from scmspec.samplers.numpy_sampler import (
+    PILOT_ROWS,
+    _block_uniforms,
+    _natural,
+    assign_targets,
+    run_pass,
 )
+from scmspec.samplers.plan import Plan
+from scmspec.samplers.streams import Streams
+from scmspec.validators.base import GATES, GateContext, GateResult, make_result
+from scmspec.validators.thresholds import MIN_TARGET_CHANGED, TARGET_CHANGED_Z
 
 Array = np.ndarray
 
 
-@dataclass(frozen=True)
-class _Pair:
-    """An intervened pass and the natural pass of the same streams."""
+@dataclass
+class _Run:
+    """One replicate's intervened obs+int rows, the streams that drew them, their assignment.
 
-    intervened: dict[str, Array]
-    natural: dict[str, Array]
+    For a card with a selection the rows are a fresh unselected pass, drawn only
+    when first asked for (``intervened``).
+    """
+
+    streams: Streams
     assigned: Array  # (n, k) bool over the pool
-    replayed: bool  # True: the released rows themselves; False: a fresh unselected pass
+    columns: dict[str, Array] | None = None  # None: a fresh pass not drawn yet
+    plan: Plan | None = None
+
+    @property
+    def intervened(self) -> dict[str, Array]:
+        if self.columns is None:
+            assert self.plan is not None
+            plan, fresh = self.plan, self.streams
+            assigned = {t: self.assigned[:, j] for j, t in enumerate(plan.targets)}
+            pilot_streams = fresh.child(split="obsint-gate-baseline")
+            self.columns = run_pass(plan, self.assigned.shape[0], fresh, assigned,
+                                    pilot=lambda: run_pass(plan, PILOT_ROWS, pilot_streams))
+        return self.columns
 
 
-def _pair(ctx: GateContext, r: int) -> _Pair | None:
+def _run(ctx: GateContext, r: int) -> _Run | None:
+    """Replicate r's released obs+int rows, or a fresh unselected pass for a selection."""
     plan, proto = ctx.compiled.plan, ctx.protocol
     if proto is None:
         return None
     s = ctx.replicates[r].obsint
     streams = Streams(proto.seed, plan.card_id, "obsint", ctx.replicates[r].replicate)
     if plan.selection is None:
-        return _Pair(s.columns, run_pass(plan, s.n, streams), s.assigned, True)
+        return _Run(streams, s.assigned, s.columns)
     fresh = streams.child(split="obsint-gate")
     n_obs, n_int = proto.n_int_obs, proto.n_int
     matrix = np.zeros((n_obs + n_int, len(s.targets)), dtype=bool)
     matrix[n_obs:] = assign_targets(s.targets, n_int, plan.per_row,
                                     fresh.generator("__assignment__", purpose="protocol"))
-    assigned = {t: matrix[:, j] for j, t in enumerate(s.targets)}
-    pilot_streams = fresh.child(split="obsint-gate-baseline")
-    cols = run_pass(plan, n_obs + n_int, fresh, assigned,
-                    pilot=lambda: run_pass(plan, PILOT_ROWS, pilot_streams))
-    return _Pair(cols, run_pass(plan, n_obs + n_int, fresh), matrix, False)
+    return _Run(fresh, matrix, None, plan)
 
 
-def _moved(pair: _Pair, names: list[str], rows: Array) -> Array:
-    """(V, r) bool: each variable's value differs from its natural one on the given rows.
+def _rows(cols: dict[str, Array], names: list[str] | tuple[str, ...], hit: Array) -> Array:
+    """(V, r) table of the named columns on the given rows (a slice when they are contiguous)."""
+    if hit.size and hit[-1] - hit[0] + 1 == hit.size:
+        return np.stack([cols[v][hit[0]:hit[-1] + 1] for v in names])
+    return np.stack([cols[v] for v in names])[:, hit]
 
-    Only intervened rows are compared, as (V, r) tables built by row copies.
-    """
-    a = np.stack([pair.intervened[v][rows] for v in names])
-    b = np.stack([pair.natural[v][rows] for v in names])
+
+def _differs(a: Array, b: Array) -> Array:
+    """Elementwise a != b, where two NaNs count as equal."""
     moved: Array = a != b
-    both_nan = np.isnan(a) & np.isnan(b) if np.isnan(a).any() else None
-    return moved if both_nan is None else moved & ~both_nan
+    if np.isnan(a).any():
+        moved &= ~(np.isnan(a) & np.isnan(b))
+    return moved
+
+
+def _natural_targets(ctx: GateContext, run: _Run, targets: list[str]) -> dict[str, Array]:
+    """Each target's natural column: its own step on the intervened pass's parent columns.
+
+    The sampler's own per-variable step (``_natural``) with the target's own stream,
+    so on rows where no ancestor of the target is intervened it is bit-identical
+    to the target's value in a natural pass.
+    """
+    plan = ctx.compiled.plan
+    by_name = {s.name: s for s in plan.steps}
+    n, cols = run.assigned.shape[0], run.intervened  # (a fresh pass is drawn first)
+    uniforms = _block_uniforms(plan, n, run.streams) if plan.blocks else {}
+    out = {}
+    for t in targets:
+        col = np.empty(n)
+        _natural(by_name[t], cols, n, run.streams.generator(t), uniforms, col)
+        out[t] = col
+    return out
+
+
+def _limit(n: int) -> float:
+    """The share of moved rows below which a target fails at n rows (one-sided binomial)."""
+    return float(MIN_TARGET_CHANGED - TARGET_CHANGED_Z * np.sqrt(
+        MIN_TARGET_CHANGED * (1 - MIN_TARGET_CHANGED) / n))
 
 
 @dataclass
@@ -83,44 +129,122 @@ class _Tally:
     propagated: dict[str, bool]
     leaked: dict[str, int]
     empty: dict[str, int]  # target -> a replicate where it got no row
+    checked: int = 0  # intervened rows compared in full (replicate 0)
+
+
+@dataclass(frozen=True)
+class _Structure:
+    """Per-card facts: step names, target indices, descendants and what each target covers."""
+
+    names: list[str]
+    tix: list[int]
+    desc: Array  # (k, V) bool: v is below target j
+    covers: Array  # (k, V) float: v is target j or below it
+    nested: Array  # (k, k) bool: target i is an ancestor of target j
+    has_desc: list[bool]  # target j has a descendant
+
+
+def _structure(ctx: GateContext) -> _Structure:
+    def compute() -> _Structure:
+        plan = ctx.compiled.plan
+        index, closure = ctx.reach
+        names = [s.name for s in plan.steps]
+        tix = [index[t] for t in plan.targets]
+        desc: Array = closure[tix][:, [index[v] for v in names]]
+        covers = (desc | np.eye(len(names), dtype=bool)[tix]).astype(float)
+        has_desc = [bool(row.any()) for row in desc]
+        return _Structure(names, tix, desc, covers, closure[np.ix_(tix, tix)], has_desc)
+
+    return ctx.cached("intervention_structure", compute)
+
+
+def _compare_full(ctx: GateContext, run: _Run, tally: _Tally, leaks: bool) -> None:
+    """Compare every variable on the intervened rows with a natural pass of the same streams."""
+    plan, st = ctx.compiled.plan, _structure(ctx)
+    natural = run_pass(plan, run.assigned.shape[0], run.streams)
+    hit = np.flatnonzero(run.assigned.any(axis=1))  # the intervened rows
+    assigned = run.assigned[hit]  # (r, k)
+    diff = _differs(_rows(run.intervened, st.names, hit), _rows(natural, st.names, hit))
+    per_target = assigned.T.astype(float)  # (k, r)
+    if leaks:
+        affected = st.covers.T @ per_target > 0  # (V, r): a target of the row, or below one
+        leaked = np.count_nonzero(diff & ~affected, axis=1)
+        for i in np.flatnonzero(leaked):
+            tally.leaked[st.names[i]] = tally.leaked.get(st.names[i], 0) + int(leaked[i])
+        tally.checked += hit.size
+    moved = np.count_nonzero(diff[st.tix] & assigned.T, axis=1)
+    below = (st.desc.astype(float) @ diff.astype(float)) > 0  # (k, r): some descendant moved
+    spread = np.any(below & assigned.T, axis=1)
+    for j, t in enumerate(plan.targets):
+        tally.moved[t] += int(moved[j])
+        tally.propagated[t] = tally.propagated[t] or bool(spread[j])
+
+
+def _compare_targets(ctx: GateContext, run: _Run, tally: _Tally, targets: list[str]) -> None:
+    """Count, per target, the intervened rows where it differs from its own natural value."""
+    natural = _natural_targets(ctx, run, targets)
+    pool = ctx.compiled.plan.targets
+    for t in targets:
+        rows = run.assigned[:, pool.index(t)]
+        tally.moved[t] += int(np.count_nonzero(_differs(run.intervened[t][rows],
+                                                        natural[t][rows])))
+
+
+def _needs_full(ctx: GateContext, run: _Run, tally: _Tally) -> bool:
+    """A full natural pass is needed: a row nests targets, or an effect is yet to be seen."""
+    st = _structure(ctx)
+    pool = ctx.compiled.plan.targets
+    if any(has and not tally.propagated[t] for has, t in zip(st.has_desc, pool)):
+        return True
+    if not st.nested.any() or run.assigned.sum() <= np.count_nonzero(run.assigned.any(axis=1)):
+        return False  # no row holds two targets, so none holds a target and its ancestor
+    together = run.assigned.T.astype(float) @ run.assigned.astype(float)  # (k, k) rows
+    return bool((together[st.nested] > 0).any())
+
+
+def _undecided(tally: _Tally) -> list[str]:
+    """Targets whose moved share could still fall below the limit.
+
+    ``rows`` already holds all replicates' rows, so once the rows counted as moved
+    so far reach the limit of the final total the target passes whatever the
+    remaining replicates show (and it has moved, which the propagation test asks).
+    """
+    return [t for t, n in tally.rows.items()
+            if not (tally.moved[t] > 0 and tally.moved[t] / n >= _limit(n))]
 
 
 def _tally(ctx: GateContext) -> _Tally:
-    """Compare each replicate's intervened and natural passes on intervened rows, vectorised."""
-    plan = ctx.compiled.plan
-    pool, names = plan.targets, [s.name for s in plan.steps]
+    """Compare each replicate's intervened values with natural ones on its intervened rows.
+
+    Replicate 0 is compared in full; a later replicate in full only when
+    ``_needs_full`` says so, else only for the targets still ``_undecided``.
+    """
+    pool = ctx.compiled.plan.targets
     tally = _Tally({t: 0 for t in pool}, {t: 0 for t in pool}, {t: False for t in pool}, {}, {})
-    index, closure = ctx.reach
-    tix = [index[t] for t in pool]
-    desc = closure[tix][:, [index[v] for v in names]]  # (k, V): v below target
-    covers = desc | np.eye(len(names), dtype=bool)[tix]  # (k, V): the target or below it
+    runs = []
     for r, rep in enumerate(ctx.replicates):
         counts = rep.obsint.assigned.sum(axis=0)
-        tally.empty.update({t: r for t, k in zip(pool, counts) if k == 0 and t not in tally.empty})
-        pair = _pair(ctx, r)
-        if pair is None:
-            continue
-        hit = np.flatnonzero(pair.assigned.any(axis=1))  # the intervened rows
-        assigned = pair.assigned[hit]  # (r, k)
-        diff = _moved(pair, names, hit)  # (V, r): value moved on this intervened row
-        affected = np.zeros_like(diff)  # (V, r): a target of the row, or below one
-        for j in range(len(pool)):  # k boolean outer products; no BLAS call for a tiny product
-            affected |= covers[j][:, None] & assigned[:, j][None, :]
-        leaked = np.count_nonzero(diff & ~affected, axis=1)
-        for i in np.flatnonzero(leaked):
-            tally.leaked[names[i]] = tally.leaked.get(names[i], 0) + int(leaked[i])
-        for j, t in enumerate(pool):
-            rows = assigned[:, j]
-            tally.rows[t] += int(rows.sum())
-            tally.moved[t] += int(diff[tix[j], rows].sum())
-            tally.propagated[t] = tally.propagated[t] or bool(diff[desc[j]][:, rows].any())
+        tally.empty.update({t: r for t, k in zip(pool, counts.tolist())
+                            if k == 0 and t not in tally.empty})
+        run = _run(ctx, r)
+        if run is not None:
+            runs.append((r, run))
+            got = counts if run.assigned is rep.obsint.assigned else run.assigned.sum(axis=0)
+            for t, k in zip(pool, got.tolist()):
+                tally.rows[t] += k
+    for r, run in runs:
+        if r == 0 or _needs_full(ctx, run, tally):
+            _compare_full(ctx, run, tally, leaks=r == 0)
+        else:
+            todo = _undecided(tally)
+            if todo:
+                _compare_targets(ctx, run, tally, todo)
     return tally
 
 
 def _judge(ctx: GateContext, tally: _Tally) -> Iterator[GateResult]:
     pool = ctx.compiled.plan.targets
     index, closure = ctx.reach
-    reps = len(ctx.replicates)
     for t, r in tally.empty.items():
         yield make_result("intervention_effect", "fail", f"target {t!r} got 0 interventional "
                           f"rows in replicate {r} (threshold: >= 1); raise n_int to at least the "
@@ -129,7 +253,7 @@ def _judge(ctx: GateContext, tally: _Tally) -> Iterator[GateResult]:
     for v, k in sorted(tally.leaked.items()):
         yield make_result("intervention_effect", "fail", f"{v!r} is not a descendant of the "
                           f"targets of {k} intervened rows but differs from its natural value "
-                          f"there ({reps} replicates; threshold: bit-identical): non-descendants "
+                          "there (replicate 0; threshold: bit-identical): non-descendants "
                           "must be untouched; this is a sampler bug, please report it",
                           ctx.where("variables", v), (v,), k, 0)
     for t in pool:
@@ -138,8 +262,7 @@ def _judge(ctx: GateContext, tally: _Tally) -> Iterator[GateResult]:
             continue
         share, loc = tally.moved[t] / n, ctx.where("variables", t, "intervention")
         # One-sided binomial test: fail only when the share is clearly below the threshold.
-        limit = MIN_TARGET_CHANGED - TARGET_CHANGED_Z * np.sqrt(
-            MIN_TARGET_CHANGED * (1 - MIN_TARGET_CHANGED) / n)
+        limit = _limit(n)
         if share < limit:
             yield make_result("intervention_effect", "fail", f"intervening on {t!r} changed its "
                               f"value on only {share:.0%} of its {n} rows (threshold "
@@ -147,8 +270,9 @@ def _judge(ctx: GateContext, tally: _Tally) -> Iterator[GateResult]:
                               f"{TARGET_CHANGED_Z:g} standard errors under it at n = {n}): the "
                               "handler mostly reproduces the natural value; pick a handler or "
                               "value that moves it", loc, (t,), share, MIN_TARGET_CHANGED)
-        desc = sorted(v for v, i in index.items() if closure[index[t], i])
-        if desc and share > 0 and not tally.propagated[t]:
+        below = closure[index[t]]
+        if below.any() and share > 0 and not tally.propagated[t]:
+            desc = sorted(v for v, i in index.items() if below[i])
             yield make_result("intervention_effect", "fail", f"no descendant of {t!r} "
                               f"({', '.join(desc)}) changed on its {n} intervened rows "
                               "(threshold: some row differs): the effect does not propagate; "
@@ -170,107 +294,7 @@ def intervention_effect(ctx: GateContext) -> Iterator[GateResult]:
     if not bad:
         how = "replayed" if ctx.compiled.plan.selection is None else "fresh unselected"
         note = "" if ctx.protocol else " (no protocol given: effects not replayed)"
-        rows = sum(tally.rows.values())
         yield make_result("intervention_effect", "pass", f"{len(pool)} targets get rows and "
-                          f"move; on {rows} intervened rows non-descendants are bit-identical to "
-                          f"a {how} natural pass ({len(ctx.replicates)} replicates){note}")
-
-
-def _mask_problems(ctx: GateContext, r: int) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """(message, variables) for every way replicate r's splits and mask could disagree.
-
-    Works on the sampled arrays with the writer's own typing rule
-    (:func:`scmspec.scm._typed`), without building the DataFrames: the mask the
-    writer emits is the assignment matrix restricted to observed targets.
-    """
-    plan, rep, proto = ctx.compiled.plan, ctx.replicates[r], ctx.protocol
-    spec = ctx.compiled.card.variables
-    for v in plan.columns:
-        if v not in rep.obs.columns or v not in rep.obsint.columns:
-            yield f"{v!r} is missing from the obs or obs+int split", (v,)
-            continue
-        if spec[v].kind == "continuous":
-            continue  # always written as float64
-        a = _typed(rep.obs.columns[v], spec[v].kind).dtype
-        b = _typed(rep.obsint.columns[v], spec[v].kind).dtype
-        if a != b:
-            yield (f"{v!r} is {a} in obs but {b} in obs+int (a discrete value that is not an "
-                   "integer code?)", (v,))
-    s = rep.obsint
-    if s.assigned.shape != (s.n, len(s.targets)) or tuple(s.targets) != tuple(plan.targets):
-        yield "the intervention assignment does not match the target pool", ()
-        return
-    per_row = s.assigned.sum(axis=1)
-    if not np.isin(per_row, (0, plan.per_row)).all():
-        yield f"some rows have a number of targets other than 0 or per_row = {plan.per_row}", ()
-    observed = np.array([t in plan.columns for t in s.targets], dtype=bool)
-    unmasked = per_row.astype(bool) & ~s.assigned[:, observed].any(axis=1)
-    if unmasked.any() and observed.all():  # latent targets are reported by the caller
-        yield f"{int(unmasked.sum())} intervened rows have no observed target to mask", ()
-    if proto is not None and s.targets and proto.n_int:
-        want = (proto.n_int_obs, proto.n_int)
-        got = (int((per_row == 0).sum()), int((per_row > 0).sum()))
-        if got != want or per_row[: proto.n_int_obs].any():
-            yield (f"obs+int has {got[0]} observational and {got[1]} interventional rows "
-                   f"(observational first); the protocol asks for {want[0]} and {want[1]}", ())
-
-
-@GATES.register("mask_consistency")
-def mask_consistency(ctx: GateContext) -> Iterator[GateResult]:
-    """Masks agree with the target pool; obs and obs+int agree in columns and dtypes."""
-    plan = ctx.compiled.plan
-    bad = False
-    for t in (t for t in plan.targets if t not in plan.columns):
-        bad = True
-        yield make_result("mask_consistency", "fail", f"target {t!r} is latent, so the mask "
-                          "cannot record its interventions (threshold: every target observed);"
-                          f" observe {t!r} or remove it from interventions.targets",
-                          ctx.where("interventions", "targets"), (t,), 0, 1)
-    seen: set[str] = set()
-    for r in range(len(ctx.replicates)):
-        for message, variables in _mask_problems(ctx, r):
-            if message in seen:
-                continue
-            seen.add(message)
-            bad = True
-            loc = ctx.where("variables", variables[0]) if variables else ctx.where("interventions")
-            yield make_result("mask_consistency", "fail", f"{message} (replicate {r}; threshold:"
-                              " none); this is a bug in scmspec's sampler, please report it",
-                              loc, variables)
-    if not bad:
-        yield make_result("mask_consistency", "pass" if ctx.replicates else "skip",
-                          f"masks match the pool of {len(plan.targets)} targets; obs and obs+int "
-                          f"share {len(plan.columns)} columns and dtypes "
-                          f"({len(ctx.replicates)} replicates)" if ctx.replicates
-                          else "no sampled data")
-
-
-@GATES.register("selection_rate")
-def selection_rate(ctx: GateContext) -> Iterator[GateResult]:
-    """A selection keeps a sane share of rows: warn < 5%, fail < 1%, warn > 99%."""
-    plan = ctx.compiled.plan
-    if plan.selection is None or not ctx.replicates:
-        yield make_result("selection_rate", "skip", "the card has no selection")
-        return
-    rates = [x for rep in ctx.replicates for x in (rep.obs.acceptance, rep.obsint.acceptance)]
-    drawn = sum(rep.obs.drawn + rep.obsint.drawn for rep in ctx.replicates)
-    low, high = min(rates), max(rates)
-    where = ctx.where("selection", "condition")
-    base = f"({len(rates)} splits, {drawn} rows drawn)"
-    if low < SELECTION_FAIL:
-        yield make_result("selection_rate", "fail", f"the selection keeps {low:.2%} of drawn rows"
-                          f" {base}, below {SELECTION_FAIL:.0%}; loosen the condition", where,
-                          statistic=low, threshold=SELECTION_FAIL)
-    elif low < SELECTION_WARN:
-        yield make_result("selection_rate", "warn", f"the selection keeps {low:.2%} of drawn rows"
-                          f" {base}, below {SELECTION_WARN:.0%}: the data describe a sliver of "
-                          "the population; loosen the condition or justify it", where,
-                          statistic=low, threshold=SELECTION_WARN)
-    elif high > SELECTION_NOOP:
-        yield make_result("selection_rate", "warn", f"the selection keeps {high:.2%} of drawn "
-                          f"rows {base}, above {SELECTION_NOOP:.0%}: it does almost nothing; "
-                          "tighten it or remove it", where, statistic=high,
-                          threshold=SELECTION_NOOP)
-    else:
-        yield make_result("selection_rate", "pass", f"the selection keeps {low:.1%}-{high:.1%} "
-                          f"of drawn rows {base}", where, statistic=low, threshold=SELECTION_WARN)
+                          f"move ({len(ctx.replicates)} replicates); on the {tally.checked} "
+                          "intervened rows of replicate 0 non-descendants are bit-identical to "
+                          f"a {how} natural pass{note}")

@@ -20,11 +20,17 @@ constant           no parent at all
 =================  ==========================================================
 
 A *generic bounded sigmoid* is ``a + b * sigmoid(affine)`` or the same with tanh.
+
+Speed: :func:`read_equation` answers the family and the bounded-sigmoid question
+from one walk of the tree, remembering each node's parent dependence, and an
+equation that is a numeric affine combination of its parents is told apart from
+an accumulation by its numeric coefficients, without sympy's ``expand``/``coeff``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import sympy as sp
 
@@ -38,42 +44,71 @@ _SATURATING = frozenset({"sigmoid", "tanh", "softplus", "Min", "Max"})
 _TRIG = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh"})
 _EXP_LOG = frozenset({"exp", "log"})
 _SIGMOIDS = frozenset({"sigmoid", "tanh"})
+_ORDER = (("event_draw", _RANDOM), ("threshold", _THRESHOLD), ("saturating", _SATURATING),
+          ("trig", _TRIG), ("exp_log", _EXP_LOG), ("multiplicative", frozenset({"ratio"})),
+          ("polynomial", frozenset({"power"})))
+_AFFINE_OPS = frozenset({"Add", "Mul"})
+# A numeric coefficient further than this from +-1 cannot be the stock's +1 or a +-1 flow.
+_NOT_UNIT = 1e-6
 
 
 def _name(node: sp.Basic) -> str:
-    return getattr(node.func, "__name__", type(node).__name__)
+    # ``node.func`` is the node's class for every sympy type an equation can contain
+    # (Basic.func returns self.__class__); reading the class directly skips a property.
+    return type(node).__name__
+
+
+@lru_cache(maxsize=4096)
+def _parent_symbols(parents: tuple[str, ...]) -> frozenset[sp.Symbol]:
+    return frozenset(sp.Symbol(p, real=True) for p in parents)
 
 
 def _symbols(expr: sp.Basic, parents: Iterable[str]) -> frozenset[sp.Symbol]:
     """The parents' symbols (as resolve builds them), without walking ``expr``."""
-    return frozenset(sp.Symbol(p, real=True) for p in parents)
+    return _parent_symbols(tuple(parents))
 
 
-def _walk(node: sp.Basic, ps: frozenset[sp.Symbol], found: set[str]) -> bool:
+def _walk(node: sp.Basic, ps: frozenset[sp.Symbol], found: set[str],
+          memo: dict[int, bool] | None = None) -> bool:
     """Whether ``node`` depends on a parent; records the operations applied to parents.
 
     One post-order pass (each child visited once), so classifying costs O(tree size).
+    With ``memo`` (keyed by node id) the dependence of every visited node is kept, and a
+    subtree met twice (the same object) is not walked again: its operations are
+    already in ``found``.
     """
     # sympy's is_* class flags are plain attribute reads, much cheaper than isinstance.
     args = node.args
     if not args:
         return bool(node.is_Symbol) and node in ps
-    deps = [_walk(a, ps, found) for a in args]
-    if True not in deps:
-        return False
-    if node.is_Pow:
-        if deps[1]:
-            found.add("exp")
-        elif node.exp.is_negative:  # an assumption query: no relational is built
+    if memo is not None and id(node) in memo:
+        return memo[id(node)]
+    # Leaves (symbols, numbers) are answered inline: about half the nodes, no call each.
+    deps = [_walk(a, ps, found, memo) if a.args else (a.is_Symbol and a in ps) for a in args]
+    dep = True in deps
+    if dep:
+        if node.is_Pow:
+            if deps[1]:
+                found.add("exp")
+            elif node.exp.is_negative:  # an assumption query: no relational is built
+                found.add("ratio")
+            elif node.exp != 1:
+                found.add("power")
+        elif node.is_Mul and deps.count(True) >= 2:
             found.add("ratio")
-        elif node.exp != 1:
-            found.add("power")
-    elif node.is_Mul and deps.count(True) >= 2:
-        found.add("ratio")
-    elif node.is_Relational:
-        found.add("Piecewise")
-    found.add(_name(node))
-    return True
+        elif node.is_Relational:
+            found.add("Piecewise")
+        found.add(_name(node))
+    if memo is not None:
+        memo[id(node)] = dep
+    return dep
+
+
+def _depends(node: sp.Basic, ps: frozenset[sp.Symbol], memo: dict[int, bool] | None = None
+             ) -> bool:
+    if memo is not None and id(node) in memo:
+        return memo[id(node)]
+    return _walk(node, ps, set(), memo)
 
 
 def _dependent_nodes(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> set[str]:
@@ -81,10 +116,6 @@ def _dependent_nodes(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> set[str]:
     found: set[str] = set()
     _walk(expr, ps, found)
     return found
-
-
-def _depends(node: sp.Basic, ps: frozenset[sp.Symbol]) -> bool:
-    return _walk(node, ps, set())
 
 
 def classify(expr: sp.Basic, parents: tuple[str, ...]) -> str:
@@ -95,29 +126,83 @@ def classify(expr: sp.Basic, parents: tuple[str, ...]) -> str:
         >>> [classify(e, ("x", "y")) for e in (2 * x + 1, x * y, sp.exp(x), x)]
         ['linear', 'multiplicative', 'exp_log', 'identity']
     """
-    ps = _symbols(expr, parents)
+    return read_equation(expr, parents)[0]
+
+
+def read_equation(expr: sp.Basic, parents: Iterable[str]) -> tuple[str, bool]:
+    """(mechanism family, whether it is a generic bounded sigmoid), from one walk.
+
+    Example:
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> read_equation(2 * sp.tanh(x - y) + 1, ("x", "y"))
+        ('saturating', True)
+    """
+    ps = _parent_symbols(tuple(parents))
     ops: set[str] = set()
-    if not _walk(expr, ps, ops):
-        return "constant"
-    for family, names in (("event_draw", _RANDOM), ("threshold", _THRESHOLD),
-                          ("saturating", _SATURATING), ("trig", _TRIG),
-                          ("exp_log", _EXP_LOG), ("multiplicative", {"ratio"}),
-                          ("polynomial", {"power"})):
-        if ops & names:
+    memo: dict[int, bool] = {}
+    if not _walk(expr, ps, ops, memo):
+        return "constant", False
+    return _family(expr, ps, ops, memo), _bounded_sigmoid(expr, ps, memo)
+
+
+def _family(expr: sp.Basic, ps: frozenset[sp.Symbol], ops: set[str],
+            memo: dict[int, bool]) -> str:
+    for family, names in _ORDER:
+        if not ops.isdisjoint(names):
             return family
     if expr in ps:
         return "identity"
-    return "accumulation" if _is_accumulation(expr, ps) else "linear"
+    return "accumulation" if _is_accumulation(expr, ps, memo) else "linear"
 
 
-def _is_accumulation(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> bool:
+def _is_accumulation(expr: sp.Basic, ps: frozenset[sp.Symbol],
+                     memo: dict[int, bool] | None = None) -> bool:
     """Sum of parents, one with coefficient +1 (the stock), the rest +-1 or +-one named rate."""
     if len(ps) < 2:
         return False
+    numeric = _numeric_coefficients(expr, ps, memo or {})
+    if numeric is not None and any(abs(abs(c) - 1.0) > _NOT_UNIT for c in numeric):
+        return False  # a numeric rate (or a missing parent): the general test says linear too
     coeffs = _coefficients(expr, ps)
     rates = {sp.Abs(c) for c in coeffs if c not in (1, -1)}
     named = all(not r.is_number for r in rates)
     return any(c == 1 for c in coeffs) and len(rates) <= 1 and named
+
+
+def _numeric_coefficients(expr: sp.Basic, ps: frozenset[sp.Symbol],
+                          memo: dict[int, bool]) -> list[float] | None:
+    """Each parent's coefficient when ``expr`` is affine in them with numbers only, else None.
+
+    Reads nested sums and numeric scalings (``0.5 * (a * x + y) + 1``) without
+    expanding; constant terms are skipped, and a named factor (``dt * x``) or a
+    function of a parent gives None (the exact test decides).
+    """
+    out = dict.fromkeys(ps, 0.0)
+    stack = [(expr, 1.0)]
+    while stack:
+        node, scale = stack.pop()
+        if node in out:
+            out[node] += scale
+        elif node.is_Number:
+            continue
+        elif not _depends(node, ps, memo):
+            continue  # a constant term, named or not, scales no parent
+        elif node.is_Add:
+            stack.extend((a, scale) for a in node.args)
+        elif node.is_Mul:
+            dep = [a for a in node.args if not a.is_Number]
+            if len(dep) != 1:
+                return None
+            factor = 1.0
+            for a in node.args:
+                if a.is_Number:
+                    if not (a.is_Rational or isinstance(a, sp.Float)):
+                        return None  # oo, nan: leave them to the exact test
+                    factor *= float(a)
+            stack.append((dep[0], scale * factor))
+        else:
+            return None
+    return list(out.values())
 
 
 def _coefficients(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> list[sp.Basic]:
@@ -141,22 +226,26 @@ def is_bounded_sigmoid(expr: sp.Basic, parents: tuple[str, ...]) -> bool:
         >>> is_bounded_sigmoid(3 * sig(x - 2 * y) + 1, ("x", "y")), is_bounded_sigmoid(x, ("x",))
         (True, False)
     """
-    ps = _symbols(expr, parents)
-    core = _strip_affine(expr, ps)
+    return _bounded_sigmoid(expr, _parent_symbols(tuple(parents)), {})
+
+
+def _bounded_sigmoid(expr: sp.Basic, ps: frozenset[sp.Symbol], memo: dict[int, bool]) -> bool:
+    core = _strip_affine(expr, ps, memo)
     if core is None or _name(core) not in _SIGMOIDS or len(core.args) != 1:
         return False
     return affine_in(core.args[0], ps)
 
 
-def _strip_affine(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> sp.Basic | None:
+def _strip_affine(expr: sp.Basic, ps: frozenset[sp.Symbol],
+                  memo: dict[int, bool] | None = None) -> sp.Basic | None:
     """The single parent-dependent term of ``a + b * term``, without a and b."""
     if isinstance(expr, sp.Add):
-        dep = [a for a in expr.args if _depends(a, ps)]
+        dep = [a for a in expr.args if _depends(a, ps, memo)]
         if len(dep) != 1:
             return None
         expr = dep[0]
     if isinstance(expr, sp.Mul):
-        dep = [a for a in expr.args if _depends(a, ps)]
+        dep = [a for a in expr.args if _depends(a, ps, memo)]
         if len(dep) != 1:
             return None
         expr = dep[0]
@@ -171,7 +260,7 @@ def affine_in(expr: sp.Basic, ps: Iterable[sp.Symbol]) -> bool:
         >>> affine_in(k * (2 * x + 1) - 3, [x]), affine_in(x**2, [x]), affine_in(x / k, [x])
         (True, False, True)
     """
-    return _dependent_nodes(expr, frozenset(ps)) <= {"Add", "Mul"}
+    return _dependent_nodes(expr, frozenset(ps)) <= _AFFINE_OPS
 
 
 def copied_parent(expr: sp.Basic, parents: tuple[str, ...]) -> tuple[str, str] | None:
@@ -184,13 +273,16 @@ def copied_parent(expr: sp.Basic, parents: tuple[str, ...]) -> tuple[str, str] |
         >>> [copied_parent(e, ("x",)) for e in (1.8 * x + 32, x, x**2)]
         [('x', 'unit conversion'), ('x', 'alias'), None]
     """
-    ps = _symbols(expr, parents)
-    if len(ps) != 1 or _dependent_nodes(expr, ps) & _RANDOM:
+    ps = _parent_symbols(tuple(parents))
+    if len(ps) != 1:
+        return None
+    ops = _dependent_nodes(expr, ps)  # one walk answers both questions
+    if ops & _RANDOM:
         return None
     (p,) = ps
     if expr == p:
         return p.name, "alias"
-    return (p.name, "unit conversion") if affine_in(expr, ps) else None
+    return (p.name, "unit conversion") if ops <= _AFFINE_OPS else None
 
 
 def top_level_clip(expr: sp.Basic) -> tuple[float | None, float | None]:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import networkx as nx
 
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
-from scmspec.validators.mechanisms import FAMILIES, classify, is_bounded_sigmoid
+from scmspec.validators.mechanisms import FAMILIES, read_equation
 from scmspec.validators.thresholds import (
     DEEP_GRAPH_FAMILIES,
     MAX_SIGMOID_SHARE,
@@ -88,7 +88,7 @@ def graph_shape(ctx: GateContext) -> Iterator[GateResult]:
     if depth < need:
         ok = False
         why = f"a synthetic {family} graph" if family else f"a {card.family} card"
-        path = " -> ".join(nx.dag_longest_path(graph)) if m else "(no edges)"
+        path = " -> ".join(_longest_path(graph)) if m else "(no edges)"
         yield make_result("graph_shape", "fail", f"depth {depth} (longest path {path}) is below "
                           f"the minimum of {need} for {why}; add a mediating variable so some "
                           f"cause acts through a chain of {need} edges", ctx.where("edges"),
@@ -111,20 +111,27 @@ def graph_shape(ctx: GateContext) -> Iterator[GateResult]:
 _SEEN: dict[tuple[str, tuple[str, ...]], tuple[str, bool]] = {}
 
 
-def _read(ctx: GateContext, v: str) -> tuple[str, bool]:
-    resolved = ctx.compiled.resolved
-    key = (ctx.compiled.plan.step(v).text, resolved.parents[v])
-    if key not in _SEEN:
-        if len(_SEEN) > 4096:
-            _SEEN.clear()
-        expr = resolved.equations[v]
-        _SEEN[key] = (classify(expr, key[1]), is_bounded_sigmoid(expr, key[1]))
-    return _SEEN[key]
+def _readings(ctx: GateContext) -> dict[str, tuple[str, bool]]:
+    """(family, bounded sigmoid?) of each equation variable, read once per context."""
+    def read() -> dict[str, tuple[str, bool]]:
+        resolved = ctx.compiled.resolved
+        text = {s.name: s.text for s in ctx.compiled.plan.steps}
+        out = {}
+        for v, expr in resolved.equations.items():
+            key = (text[v], resolved.parents[v])
+            if key not in _SEEN:
+                if len(_SEEN) > 4096:
+                    _SEEN.clear()
+                _SEEN[key] = read_equation(expr, key[1])
+            out[v] = _SEEN[key]
+        return out
+
+    return ctx.cached("mechanism_readings", read)
 
 
 def mechanism_families(ctx: GateContext) -> dict[str, str]:
     """Each equation variable's mechanism family (see :mod:`scmspec.validators.mechanisms`)."""
-    out = {v: _read(ctx, v)[0] for v in ctx.compiled.resolved.equations}
+    out = {v: r[0] for v, r in _readings(ctx).items()}
     for v, spec in ctx.compiled.card.variables.items():
         if getattr(spec, "mechanism", None) is not None:  # structured kinds carry a family tag
             out[v] = str(spec.mechanism.family)  # type: ignore[union-attr]
@@ -134,7 +141,7 @@ def mechanism_families(ctx: GateContext) -> dict[str, str]:
 @GATES.register("mechanism_mix")
 def mechanism_mix(ctx: GateContext) -> Iterator[GateResult]:
     """Semantic/formula cards: >= 3 mechanism families; bounded-sigmoid children <= 25%."""
-    card, resolved = ctx.compiled.card, ctx.compiled.resolved
+    card = ctx.compiled.card
     if card.family == "synthetic":
         yield make_result("mechanism_mix", "skip", "synthetic card: mechanisms come from the "
                           "factor grid, not from a hand-written mix")
@@ -151,7 +158,7 @@ def mechanism_mix(ctx: GateContext) -> Iterator[GateResult]:
                           f"{MIN_MECHANISM_FAMILIES} expected: write mechanisms as the domain "
                           "has them (thresholds, counts, ratios, accumulation...)",
                           ctx.where("variables"), (), len(counts), MIN_MECHANISM_FAMILIES)
-    sig = sorted(v for v in resolved.equations if _read(ctx, v)[1])
+    sig = sorted(v for v, r in _readings(ctx).items() if r[1])
     share = len(sig) / len(families) if families else 0.0
     if share > MAX_SIGMOID_SHARE:
         ok = False
@@ -164,3 +171,12 @@ def mechanism_mix(ctx: GateContext) -> Iterator[GateResult]:
         yield make_result("mechanism_mix", "pass", f"{len(counts)} families ({summary}); "
                           f"bounded sigmoids {share:.0%} (max {MAX_SIGMOID_SHARE:.0%})",
                           statistic=len(counts), threshold=MIN_MECHANISM_FAMILIES)
+
+
+def _longest_path(graph: nx.DiGraph) -> list[str]:
+    """A longest path that does not depend on the order nodes and edges were inserted."""
+    ordered = nx.DiGraph()
+    ordered.add_nodes_from(sorted(graph))
+    ordered.add_edges_from(sorted(graph.edges))
+    return nx.dag_longest_path(ordered, topo_order=list(
+        nx.lexicographical_topological_sort(ordered)))

@@ -1,0 +1,173 @@
+"""The gates' shortcuts decide exactly what the long way decides.
+
+Gates share work (one stacked matrix, one correlation matrix, one transitive
+closure, one walk per equation) and skip work that cannot change a decision:
+``intervention_effect`` replays a full natural pass on replicate 0 only, and on
+later replicates recomputes just the targets still undecided. Each test here runs
+the shortcut and the long way (or numpy's reference) and asserts the same answer;
+the first one pins the documented rule that bit-identity is checked on replicate 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+import sympy as sp
+
+from scmspec.build import Evaluated, ProtocolOverrides, evaluate, parse_all
+from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
+from scmspec.validators import intervention_gates as ig
+from scmspec.validators.base import reachability
+from scmspec.validators.mechanisms import (
+    _coefficients,
+    _is_accumulation,
+    _parent_symbols,
+    classify,
+    is_bounded_sigmoid,
+    read_equation,
+)
+from tests.gates.cards import GOOD, card, failure, statuses
+
+LEAKY = """\
+  x: {meaning: x, distribution: {kind: normal}, intervention: {meaning: set x}}
+  w: {meaning: w, distribution: {kind: normal}}
+  y: {meaning: y, role: formula, equation: "x ** 2 + w", noise: {kind: none}}
+  z: {meaning: z, equation: "sin(y) + w", noise: {kind: normal, sd: 1}}
+"""
+LEAKY_EDGES = [("x", "y"), ("w", "y"), ("y", "z"), ("w", "z")]
+STUCK = """\
+  x: {meaning: x, kind: binary, distribution: {kind: bernoulli, p: 0.95},
+      intervention: {meaning: switch x on, handler: {kind: do, value: 1}}}
+  a: {meaning: a, distribution: {kind: normal}, intervention: {meaning: set a}}
+  y: {meaning: y, equation: "x + 0.5 * x ** 2 + a", noise: {kind: normal, sd: 1}}
+  z: {meaning: z, equation: "exp(0.3 * y)", noise: {kind: normal, sd: 1}}
+"""
+STUCK_EDGES = [("x", "y"), ("a", "y"), ("y", "z")]
+
+
+def _evaluated(folder: Path, text: str, replicates: int) -> Evaluated:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "c.yaml").write_text(text, encoding="utf-8")
+    results, loaded = parse_all([folder / "c.yaml"])
+    done = evaluate(loaded[results[0].path], results[0],
+                    ProtocolOverrides(replicates=replicates))
+    assert done is not None, results[0].diagnostics
+    return done
+
+
+def _effect(done: Evaluated, reps: tuple[ReplicateData, ...] | None = None) -> list[GateResult]:
+    ctx = GateContext(done.scm.compiled, reps or done.replicates, protocol=done.protocol)
+    return run_gates(ctx, only=["intervention_effect"])
+
+
+def _tampered(rep: ReplicateData, name: str) -> ReplicateData:
+    """``rep`` with ``name`` moved on the first four intervened rows of obs+int."""
+    s = rep.obsint
+    col = s.columns[name].copy()
+    col[np.flatnonzero(s.assigned.any(axis=1))[:4]] += 1.0
+    return replace(rep, obsint=replace(s, columns={**s.columns, name: col}))
+
+
+def test_bit_identity_is_checked_on_replicate_0(tmp_path: Path) -> None:
+    done = _evaluated(tmp_path, card(LEAKY, LEAKY_EDGES), replicates=2)
+    (ok,) = _effect(done)
+    assert ok.status == "pass" and "(2 replicates)" in ok.detail
+    assert "on the 200 intervened rows of replicate 0 non-descendants are bit-identical" in (
+        ok.detail)
+    first, second = done.replicates
+    res = failure(_effect(done, (_tampered(first, "w"), second)))
+    assert res.variables == ("w",) and res.statistic == 4
+    assert "(replicate 0; threshold: bit-identical)" in res.detail
+    # A sampler property, not a per-replicate one: later replicates are not replayed.
+    assert statuses(_effect(done, (first, _tampered(second, "w")))) == {"pass"}
+
+
+def _long_way(monkeypatch: pytest.MonkeyPatch, done: Evaluated) -> list[GateResult]:
+    """The gate with a full natural pass on every replicate."""
+    with monkeypatch.context() as m:
+        m.setattr(ig, "_needs_full", lambda ctx, run, tally: True)
+        return _effect(done)
+
+
+@pytest.mark.parametrize("text", [
+    card(STUCK, STUCK_EDGES),  # x barely moves: undecided, counted on every replicate
+    GOOD,  # every target decided on replicate 0
+    card(extra="interventions: {per_row: 2}"),  # rows holding a target and its ancestor
+    card(extra='selection: {condition: "a > -1"}'),  # fresh unselected passes
+], ids=["undecided", "decided", "nested", "selection"])
+def test_later_replicates_decide_as_a_full_replay_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    done = _evaluated(tmp_path, text, replicates=5)
+    fast, slow = _effect(done), _long_way(monkeypatch, done)
+    assert [(r.status, r.variables) for r in fast] == [(r.status, r.variables) for r in slow]
+    for a, b in zip(fast, slow):
+        if a.status == "fail":  # failing targets are counted over every replicate
+            assert (a.detail, a.statistic) == (b.detail, b.statistic)
+    if "bernoulli" in text:
+        res = failure(fast)
+        assert res.variables == ("x",) and "of its 500 rows" in res.detail
+
+
+def test_reachability_given_a_topological_order_matches_the_sort() -> None:
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 30):
+        g = nx.DiGraph()
+        g.add_nodes_from(f"v{i}" for i in range(n))
+        g.add_edges_from((f"v{i}", f"v{j}") for i in range(n) for j in range(i + 1, n)
+                         if rng.random() < 0.2)
+        order = list(nx.topological_sort(g))
+        want = nx.to_numpy_array(nx.transitive_closure_dag(g), nodelist=order) > 0
+        assert (reachability(g, order, topological=True) == want).all()
+        assert (reachability(g, order[::-1]) == want[::-1, ::-1]).all()
+
+
+X, Y, Z, DT, K = sp.symbols("x y z dt k", real=True)
+SIG = sp.Function("sigmoid")
+EQUATIONS = [
+    X + Y, X - Y + Z, X + Y + 3, 0.5 * X + 0.5 * Y, X + 2 * Y, 1.0 * X + 1.0 * Y,
+    X + DT * (Y - Z), X - DT * Y + DT * Z, X + DT * Y - K * Z, K * (X + Y), 0.5 * (2 * X + Y),
+    sp.Rational(1, 2) * (2 * X + 2 * Y), X, X + 0 * Y, 3 * SIG(X - 2 * Y) + 1,
+    2 * sp.tanh(X + Y) - 1, sp.tanh(X * Y), X * Y, X / Y, X ** 2 + Y, sp.exp(X) + Y,
+    sp.Piecewise((X, Y > 0), (Z, True)), sp.Max(X, 0) + Y, sp.sin(X) + sp.cos(Y), K + DT,
+]
+
+
+@pytest.mark.parametrize("expr", EQUATIONS, ids=[str(e) for e in EQUATIONS])
+def test_one_walk_reads_what_the_separate_readers_read(expr: sp.Basic) -> None:
+    parents = ("x", "y", "z")
+    assert read_equation(expr, parents) == (classify(expr, parents),
+                                            is_bounded_sigmoid(expr, parents))
+    ps = _parent_symbols(parents)
+    coeffs = _coefficients(expr, ps)  # the exact test, without the numeric shortcut
+    rates = {sp.Abs(c) for c in coeffs if c not in (1, -1)}
+    exact = (any(c == 1 for c in coeffs) and len(rates) <= 1
+             and all(not r.is_number for r in rates))
+    if expr.free_symbols & ps:
+        assert _is_accumulation(expr, ps) == exact
+
+
+def test_shared_moments_are_numpys_and_finite_reads_columns_not_blocks(tmp_path: Path) -> None:
+    done = _evaluated(tmp_path, GOOD, replicates=2)
+    ctx = GateContext(done.scm.compiled, done.replicates, protocol=done.protocol)
+    _, x = ctx.observed_obs
+    mean, sd = ctx.observed_moments
+    assert np.array_equal(mean, x.mean(axis=1)) and np.array_equal(sd, x.std(axis=1))
+    varying, corr = ctx.observed_corr
+    assert np.allclose(corr, np.corrcoef(x[varying]), atol=1e-12)
+    rep = done.replicates[0]
+    block_row = rep.obs.columns["a"]
+    clean = block_row.copy()
+    block_row[:3] = np.nan  # the sampled block now holds NaN that no column shows
+    tampered = replace(rep, obs=replace(rep.obs, columns={**rep.obs.columns, "a": clean}))
+    ctx = GateContext(done.scm.compiled, (tampered,), protocol=done.protocol)
+    assert statuses(run_gates(ctx, only=["finite"])) == {"pass"}
+    bad = clean.copy()
+    bad[5] = np.inf
+    tampered = replace(rep, obs=replace(rep.obs, columns={**rep.obs.columns, "a": bad}))
+    ctx = GateContext(done.scm.compiled, (tampered,), protocol=done.protocol)
+    res = failure(run_gates(ctx, only=["finite"]))
+    assert res.variables == ("a",) and res.statistic == 1
