@@ -155,10 +155,14 @@ def _without_card_paths(folder: Path) -> dict[str, object]:
     """Every file's hash, except that card file paths are cut from the manifest and gates.
 
     Those two files name the card file (``card`` and ``file:line:col`` locations), which is
-    the only thing that may change when the same cards are saved under other names.
+    the only thing that may change when the same cards are saved under other names. The
+    incremental-build records under ``.build/`` key on the card path by design (a moved card
+    is rebuilt), so they are not part of the dataset compared here.
     """
     out: dict[str, object] = {}
     for rel, digest in _hashes(folder).items():
+        if rel.startswith(".build/"):
+            continue
         if rel == "manifest.json":
             doc = json.loads((folder / rel).read_text(encoding="utf-8"))
             for entry in doc["scms"]:
