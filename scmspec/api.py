@@ -34,15 +34,22 @@ class LoadedCard:
 
 
 def load(path: str | Path) -> LoadedCard:
-    """Read and validate a card (raises :class:`~scmspec.errors.CardError` with locations)."""
+    """Read and validate a card (raises :class:`~scmspec.errors.CardError` with locations).
+
+    A synthetic factor card (``synthetic:``, no variables) comes back materialised.
+    """
+    from scmspec.synthetic.materialize import materialize
+
     card, smap = parse_card(path)
-    return LoadedCard(card, smap)
+    return LoadedCard(materialize(card, smap), smap)
 
 
 def compile(card: LoadedCard | Card) -> SCM:  # noqa: A001 - the natural name
     """Compile a loaded card (or a Card model) into an executable SCM."""
     if isinstance(card, Card):
-        card = LoadedCard(card, SourceMap(f"<{card.id}>"))
+        from scmspec.synthetic.materialize import materialize
+
+        card = LoadedCard(materialize(card), SourceMap(f"<{card.id}>"))
     return card.compile()
 
 

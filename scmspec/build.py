@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,8 @@ import pandas as pd
 
 from scmspec import __version__
 from scmspec.api import LoadedCard, spec_document
-from scmspec.compiler.pipeline import CompiledCard, compile_card, parse_card
+from scmspec.compiler.load import SourceMap
+from scmspec.compiler.pipeline import CompiledCard, compile_card
 from scmspec.compiler.spec import Card, ProtocolSpec
 from scmspec.errors import CardError, Diagnostic, SamplingError, Span
 from scmspec.limits import current_limits
@@ -27,10 +28,12 @@ from scmspec.outputs import (AtomicFolder, clean_temporaries, file_hashes, remov
                              write_csv, write_json, write_manifest)
 from scmspec.samplers import numpy_sampler
 from scmspec.scm import SCM
+from scmspec.synthetic import build_hooks as synthetic_hooks
 from scmspec.validators import (GateContext, GateResult, ReplicateData, run_gates,
                                 run_pool_gates)
 
 CARD_SUFFIXES = (".yaml", ".yml")
+GRID_SUFFIXES = (".grid.yaml", ".grid.yml")
 
 
 @dataclass(frozen=True)
@@ -74,12 +77,17 @@ class CardResult:
 
 
 def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Card files under the given files and folders (recursive), sorted, without duplicates."""
+    """Card files under the given files and folders (recursive), sorted, without duplicates.
+
+    Folder walks skip synthetic grid cards (``*.grid.yaml``): one of them expands into
+    many SCMs, so it is compiled only when named explicitly.
+    """
     found: set[Path] = set()
     for p in map(Path, paths):
         if p.is_dir():
             found.update(q for q in p.rglob("*") if q.suffix in CARD_SUFFIXES and q.is_file()
-                         and not any(part.startswith(".") for part in q.parts))
+                         and not any(part.startswith(".") for part in q.parts)
+                         and not q.name.endswith(GRID_SUFFIXES))
         else:
             found.add(p)
     return sorted(found, key=lambda q: q.as_posix())
@@ -92,17 +100,21 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def parse_all(files: Sequence[Path]) -> tuple[list[CardResult], dict[str, LoadedCard]]:
-    """Parse every card; a duplicate id fails the later card (in path order)."""
+def parse_all(files: Sequence[Path], select: str | None = None
+              ) -> tuple[list[CardResult], dict[str, LoadedCard]]:
+    """Parse every card; a duplicate id fails the later card (in path order).
+
+    A synthetic grid card holds many cards (``path#id``; ``select`` picks a slice, see
+    docs/synthetic.md) and a synthetic factor card is materialised on the way.
+    """
     results: list[CardResult] = []
     loaded: dict[str, LoadedCard] = {}
     first: dict[str, str] = {}
-    for path in files:
-        raw = path.read_bytes() if path.is_file() else b""
-        res = CardResult(_display(path), hashlib.sha256(raw).hexdigest())
+    for path, suffix, parse, raw in _parse_steps(files, select):
+        res = CardResult(_display(path) + suffix, hashlib.sha256(raw).hexdigest())
         results.append(res)
         try:
-            card, smap = parse_card(path)
+            card, smap = parse()
         except CardError as exc:
             res.diagnostics = list(exc.diagnostics)
             res.source_lines = _lines(raw)
@@ -120,15 +132,23 @@ def parse_all(files: Sequence[Path]) -> tuple[list[CardResult], dict[str, Loaded
     return results, loaded
 
 
+def _parse_steps(files: Sequence[Path], select: str | None
+                 ) -> Iterator[tuple[Path, str, Callable[[], tuple[Card, SourceMap]], bytes]]:
+    for path in files:
+        raw = path.read_bytes() if path.is_file() else b""
+        for suffix, parse in synthetic_hooks.parsers(path, raw, select):
+            yield path, suffix, parse, raw
+
+
 def _lines(raw: bytes) -> list[str]:
     return raw.decode("utf-8", errors="replace").splitlines()
 
 
 def build(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides,
-          run_gate_checks: bool = True) -> list[CardResult]:
+          run_gate_checks: bool = True, select: str | None = None) -> list[CardResult]:
     """Compile every card under ``paths`` into ``out``; returns one result per card file."""
     files = discover(paths)
-    results, loaded = parse_all(files)
+    results, loaded = parse_all(files, select)
     compiled = compile_pool(loaded)
     pooled = pool_gates(compiled) if run_gate_checks else {}
     clean_temporaries(out)
@@ -173,8 +193,22 @@ def evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
              pooled: Sequence[GateResult] = ()) -> Evaluated | None:
     """Compile (unless given), sample and gate one card; card errors land in ``res``.
 
-    ``pooled`` are this card's pool-gate results; they count towards its status.
+    ``pooled`` are this card's pool-gate results; they count towards its status. A
+    synthetic card whose data fail a data gate is redrawn (next parameter attempt).
     """
+    done = _evaluate(loaded, res, overrides, run_gate_checks, compiled, pooled)
+    while done is not None and run_gate_checks:
+        again = synthetic_hooks.redraw(done.scm.compiled.card, res)
+        if again is None:
+            break
+        loaded = LoadedCard(again, loaded.source)
+        done = _evaluate(loaded, res, overrides, run_gate_checks, None, pooled)
+    return done
+
+
+def _evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
+              run_gate_checks: bool, compiled: CompiledCard | None,
+              pooled: Sequence[GateResult]) -> Evaluated | None:
     proto = overrides.apply(loaded.card.protocol)
     try:
         _check_protocol(loaded.card, proto, loaded)
@@ -239,7 +273,7 @@ def _summary(scm: SCM, proto: ProtocolSpec) -> dict[str, Any]:
         "edges": int(adj.to_numpy().sum()), "edges_total": scm.compiled.resolved.graph.number_of_edges(),
         "targets": list(scm.plan.targets), "tags": list(card.tags),
         "n": {"obs": proto.n_obs, "obsint_obs": proto.n_int_obs, "obsint_int": proto.n_int},
-        "replicates": proto.replicates, "seed": proto.seed,
+        "replicates": proto.replicates, "seed": proto.seed, **synthetic_hooks.summary(card),
     }
 
 
@@ -256,13 +290,18 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
                           for e in scm.compiled.card.edges],
                          columns=["source", "target", "reason", "observed"])
     write_csv(graph / "edges.csv", edges)
-    acceptance = {}
+    synthetic_hooks.write_graph_extras(graph, scm)
+    acceptance: dict[str, Any] = {}
+    stressed: dict[str, Any] = {}
     for rep in reps:
         folder = tmp / f"rep-{rep.replicate}"
         folder.mkdir()
-        write_csv(folder / "obs.csv", scm.frame(rep.obs.columns))
         data = scm.interventional_frames(rep.obsint)
-        write_csv(folder / "obsint.csv", data.data)
+        frames, stressed[str(rep.replicate)] = synthetic_hooks.observe(  # stressors, if any
+            scm.compiled.card, proto.seed, rep.replicate, folder,
+            {"obs": scm.frame(rep.obs.columns), "obsint": data.data})
+        write_csv(folder / "obs.csv", frames["obs"])
+        write_csv(folder / "obsint.csv", frames["obsint"])
         write_csv(folder / "obsint_mask.csv", data.mask)
         write_csv(folder / "obsint_records.csv", data.records)
         acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
@@ -277,7 +316,8 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
                          if scm.plan.step(t).handler is not None},
             "variables": {v: {"kind": s.kind, "unit": s.unit, "role": s.role,
                               "observed": s.observed, "levels": s.levels}
-                          for v, s in scm.compiled.card.variables.items()}}
+                          for v, s in scm.compiled.card.variables.items()},
+            **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed)}
     write_json(tmp / "metadata.json", meta)
 
 

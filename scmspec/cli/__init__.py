@@ -12,7 +12,8 @@ import traceback
 import typer
 
 from scmspec.cli import compile_cmd, render_cmd, report_cmd, schema_cmd, validate_cmd
-from scmspec.cli import baseline_cmd, export_cmd, score_cmd
+from scmspec.cli import baseline_cmd, export_cmd, score_cmd, synth_cmd
+from scmspec.cli import new_cmd
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Compile structural-causal-model cards into samplers, datasets and gates.")
@@ -24,6 +25,8 @@ app.command("report")(report_cmd.report_command)
 app.command("export")(export_cmd.export_command)
 app.command("score")(score_cmd.score_command)
 app.command("baseline")(baseline_cmd.baseline_command)
+app.command("new")(new_cmd.new_command)
+app.command("synth")(synth_cmd.synth_command)
 
 EXIT_INTERNAL = 70
 

@@ -7,8 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from scmspec.build import ProtocolOverrides, build
+from scmspec.build import CardResult, ProtocolOverrides
 from scmspec.cli.common import echo, print_diagnostics
+from scmspec.parallel import EXECUTORS, BuildReport, OutputError, compile_cards
+from scmspec.progress import card_progress, wanted
 
 
 def compile_command(
@@ -20,20 +22,54 @@ def compile_command(
     n_int: Annotated[Optional[int], typer.Option(help="interventional rows of obs+int")] = None,
     replicates: Annotated[Optional[int], typer.Option(help="replicates per card")] = None,
     gates: Annotated[bool, typer.Option(help="run the release gates")] = True,
+    select: Annotated[Optional[str], typer.Option(
+        help="grid cards: compile a slice, e.g. 'graph=collider_rich,d=30'")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-j", min=1,
+                                         help="local worker processes")] = 1,
+    executor: Annotated[str, typer.Option(help="local | dask (docs/scaling.md)")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option(
+        help="Dask scheduler address, e.g. tcp://host:8786")] = None,
+    force: Annotated[bool, typer.Option(help="rebuild even unchanged cards")] = False,
+    prune: Annotated[bool, typer.Option(help="delete output folders no card produces")] = False,
+    progress: Annotated[Optional[bool], typer.Option(
+        help="progress bar (default: only on a terminal)")] = None,
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
     missing = [p for p in paths if not p.exists()]
     if missing:
         raise typer.BadParameter(f"no such file or folder: {', '.join(map(str, missing))}")
+    if executor not in EXECUTORS:
+        raise typer.BadParameter(f"--executor must be one of {', '.join(EXECUTORS)}")
     overrides = ProtocolOverrides(seed, n_obs, n_int_obs, n_int, replicates)
-    results = build(paths, out, overrides, run_gate_checks=gates)
+    try:
+        with card_progress(wanted(progress)) as bar:
+            report = compile_cards(paths, out, overrides, gates=gates, select=select,
+                                   workers=workers, executor=executor, scheduler=scheduler,
+                                   force=force, prune=prune, on_done=bar.done,
+                                   on_total=bar.total)
+    except OutputError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    _report(report, out)
+
+
+def _report(report: BuildReport, out: Path) -> None:
+    results = report.results
     for r in results:
-        print_diagnostics(r.diagnostics, r.source_lines)
-        failed = [g for g in r.gates if g.blocking_failure]
-        for g in failed:
-            echo(f"  gate {g.gate} failed: {g.detail}" + (f" ({g.location})" if g.location else ""))
-        echo(f"{r.status:9} {r.id or '-':40} {r.path}")
+        _report_card(r, r.path in report.reused)
+    for name in report.stale:
+        echo(f"stale     {name:40} " + ("pruned" if report.pruned else
+                                         "no card produces it (--prune deletes it)"))
     bad = sum(r.status != "released" for r in results)
-    echo(f"{len(results) - bad} released, {bad} not released; manifest: {out / 'manifest.json'}")
+    reused = f", {len(report.reused)} reused" if report.reused else ""
+    echo(f"{len(results) - bad} released, {bad} not released{reused}; "
+         f"manifest: {out / 'manifest.json'}")
     if bad or not results:
         raise typer.Exit(1)
+
+
+def _report_card(r: CardResult, reused: bool) -> None:
+    print_diagnostics(r.diagnostics, r.source_lines)
+    for g in (g for g in r.gates if g.blocking_failure):
+        echo(f"  gate {g.gate} failed: {g.detail}" + (f" ({g.location})" if g.location else ""))
+    echo(f"{r.status:9} {r.id or '-':40} {r.path}" + ("  (reused)" if reused else ""))

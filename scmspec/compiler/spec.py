@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from scmspec.compiler.kinds.interventions import HandlerSpec, ResampleHandler
 from scmspec.compiler.kinds.mechanisms import MechanismSpec
 from scmspec.compiler.kinds.noise import NoiseSpec, NoNoise
 from scmspec.compiler.kinds.roots import RootSpec
 from scmspec.compiler.specmodel import SpecModel
+from scmspec.synthetic.factors import SyntheticSpec
 
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]{0,127}$"
@@ -71,14 +72,29 @@ class VariableSpec(SpecModel):
     invalid_reverse: str | None = Field(None, description="why the reverse orientation is wrong")
     boundary: str | None = Field(None, description="justifies mass at a range boundary")
 
+    @field_validator("range")
+    @classmethod
+    def _ordered_range(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        # A field validator (not the model validator) so the diagnostic points at `range:`.
+        if value is not None and not value[0] < value[1]:
+            raise ValueError(f"range low ({value[0]}) must be below high ({value[1]})")
+        return value
+
+    @field_validator("levels")
+    @classmethod
+    def _distinct_levels(cls, value: list[str] | None) -> list[str] | None:
+        # A repeated level would silently get two codes (the later one wins in do()).
+        if value is not None and len(set(value)) != len(value):
+            repeated = sorted({v for v in value if value.count(v) > 1})
+            raise ValueError(f"levels must be distinct; repeated: {', '.join(repeated)}")
+        return value
+
     @model_validator(mode="after")
     def _one_generator(self) -> VariableSpec:
         given = [self.distribution, self.equation, self.mechanism]
         if sum(g is not None for g in given) != 1:
             raise ValueError("give exactly one of 'distribution' (a root), 'equation' or "
                              "'mechanism'")
-        if self.range is not None and not self.range[0] < self.range[1]:
-            raise ValueError(f"range low ({self.range[0]}) must be below high ({self.range[1]})")
         if self.kind == "categorical" and self.levels is None:
             raise ValueError("a categorical variable needs 'levels' (names in code order)")
         if self.levels is not None and self.kind not in ("categorical", "ordinal"):
@@ -95,12 +111,35 @@ class EdgeSpec(SpecModel):
 
 
 class RootBlockSpec(SpecModel):
-    """Correlated roots: a Gaussian copula over roots that keep their own marginals."""
+    """Roots drawn together: a dependence structure, optionally a fixed standardisation.
 
-    kind: Literal["gaussian_copula"] = "gaussian_copula"
-    variables: list[Name] = Field(min_length=2)
-    correlation: list[list[float]] = Field(description="correlation matrix, variable order")
+    ``gaussian_copula``: correlated roots that keep their own marginals (needs
+    ``correlation``). ``uniform_ball``: the copula of a uniform draw from the unit ball
+    (the marginals stay the roots' own). ``independent``: no dependence. ``loc`` and
+    ``scale`` (one per variable) turn each root's value x into (x - loc) / scale.
+    """
+
+    kind: Literal["gaussian_copula", "uniform_ball", "independent"] = "gaussian_copula"
+    variables: list[Name] = Field(min_length=1)
+    correlation: list[list[float]] | None = Field(None, description="gaussian_copula: "
+                                                  "correlation matrix, variable order")
+    loc: list[float] | None = Field(None, description="per variable: subtracted from the value")
+    scale: list[Annotated[float, Field(gt=0)]] | None = Field(
+        None, description="per variable: the centred value is divided by it")
     reason: str = ""
+
+    @model_validator(mode="after")
+    def _shape(self) -> RootBlockSpec:
+        k = len(self.variables)
+        if self.kind != "independent" and k < 2:
+            raise ValueError(f"a {self.kind} block needs at least 2 variables")
+        if (self.correlation is None) != (self.kind != "gaussian_copula"):
+            raise ValueError("give 'correlation' for a gaussian_copula block, and only there")
+        if (self.loc is None) != (self.scale is None):
+            raise ValueError("give both 'loc' and 'scale', or neither")
+        if self.loc is not None and not len(self.loc) == len(self.scale or ()) == k:
+            raise ValueError(f"'loc' and 'scale' need {k} entries (one per variable)")
+        return self
 
 
 class InterventionsSpec(SpecModel):
@@ -141,7 +180,8 @@ class Card(SpecModel):
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     constants: dict[Name, ConstantSpec] = Field(default_factory=dict)
-    variables: dict[Name, VariableSpec] = Field(min_length=1)
+    variables: dict[Name, VariableSpec] = Field(
+        default_factory=dict, description="at least one; empty only in a synthetic factor card")
     edges: list[EdgeSpec] = Field(default_factory=list)
     root_blocks: list[RootBlockSpec] = Field(default_factory=list)
     interventions: InterventionsSpec = Field(default_factory=InterventionsSpec)
@@ -149,3 +189,12 @@ class Card(SpecModel):
     protocol: ProtocolSpec = Field(default_factory=ProtocolSpec)
     justifications: dict[str, str] = Field(default_factory=dict,
                                            description="gate id -> why a warning is acceptable")
+    synthetic: SyntheticSpec | None = Field(None, description="generated cards: the factors "
+                                            "and seed they are drawn from (docs/synthetic.md)")
+
+    @model_validator(mode="after")
+    def _has_variables(self) -> Card:
+        if not self.variables and self.synthetic is None:
+            raise ValueError("'variables' is empty: declare at least one variable (only a "
+                             "synthetic factor card, with a 'synthetic:' section, omits them)")
+        return self

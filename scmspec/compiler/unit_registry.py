@@ -44,6 +44,8 @@ MAX_UNIT_CHARS = 100
 MAX_EXPONENT = 12
 # Names, digits, * / ** ^ ( ) spaces, '.', '%' and '-' (for s**-1): nothing else reaches pint.
 _SAFE = re.compile(r"[A-Za-z0-9_ .*/^()%\-]*")
+# A number raised to a power ("10 ** 10 ** 10") would make pint compute a huge integer.
+_NUMBER_POWER = re.compile(r"(?<![A-Za-z_])[0-9.]+\s*\)*\s*(\*\*|\^)")
 _DIM_ORDER = ("[mass]", "[length]", "[time]", "[temperature]", "[current]", "[substance]",
               "[luminosity]")
 
@@ -210,6 +212,9 @@ def parse_unit(text: str) -> Dim | UnitIssue:
     if not _SAFE.fullmatch(text) or "__" in text:
         return UnitIssue("SCM401", f"{text!r} is not a unit expression", "units use names, "
                          "numbers, * / ** ^ and parentheses, e.g. J/(kg*K); write degC for °C")
+    if _NUMBER_POWER.search(text):
+        return UnitIssue("SCM401", f"{text!r} raises a number to a power", "a unit cannot "
+                         "carry a number; put the factor into the value")
     ureg = registry()
     try:
         unit = ureg.parse_units(text)

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from scmspec.compiler.load import Loc, SourceMap
 from scmspec.compiler.spec import Card
-from scmspec.errors import DiagnosticBag, SchemaError
+from scmspec.errors import Diagnostic, DiagnosticBag, SchemaError
+from scmspec.limits import current_limits
 
 
 def validate(data: Any, smap: SourceMap) -> Card:
@@ -30,6 +31,7 @@ def validate(data: Any, smap: SourceMap) -> Card:
         >>> validate(data, smap).variables["a"].distribution.kind
         'normal'
     """
+    _check_size(data, smap)
     try:
         return Card.model_validate(data)
     except ValidationError as exc:
@@ -44,6 +46,17 @@ def validate(data: Any, smap: SourceMap) -> Card:
             bag.add("SCM201", message, span or smap.nearest(loc), hint, path or "<card>")
         bag.raise_if_any(SchemaError)
         raise  # pragma: no cover - raise_if_any always raises here
+
+
+def _check_size(data: Any, smap: SourceMap) -> None:
+    """Refuse a card with too many variables before building one pydantic model per variable."""
+    variables = data.get("variables") if isinstance(data, dict) else None
+    limit = current_limits().variables
+    if isinstance(variables, dict) and len(variables) > limit:
+        raise SchemaError([Diagnostic(
+            "SCM203", f"{len(variables)} variables exceed the limit of {limit}",
+            smap.nearest(("variables",)), "split the card, or raise SCMSPEC_MAX_VARIABLES "
+            "(docs/limits.md)", "variables")])
 
 
 def export_schema() -> str:

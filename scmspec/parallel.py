@@ -1,0 +1,217 @@
+"""Run ``scmspec compile`` on many cards: in this process, in N local processes, or on Dask.
+
+The parent discovers and parses every card, runs the pool gates (which compare cards,
+so they need all of them at once), decides which cards can be reused (see
+:mod:`scmspec.incremental`) and ships the rest as :class:`Task` objects. A task holds
+only picklable things (the pydantic card, its source map, paths, options and its
+pool-gate results); the worker compiles, samples, gates and writes the dataset itself,
+because a compiled card holds lambdified functions that do not pickle. Each dataset is
+written atomically by the worker (:class:`scmspec.outputs.AtomicFolder`), so outputs do
+not depend on which worker ran a card or when it finished; the manifest is sorted.
+"""
+
+from __future__ import annotations
+
+import errno
+import multiprocessing as mp
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scmspec import incremental
+from scmspec.api import LoadedCard
+from scmspec.build import (CardResult, ProtocolOverrides, build_one, compile_pool, discover,
+                           manifest, parse_all, pool_gates)
+from scmspec.compiler.pipeline import CompiledCard
+from scmspec.errors import Diagnostic, Span
+from scmspec.outputs import clean_temporaries, remove_stale, write_manifest
+from scmspec.validators import GateResult
+
+EXECUTORS = ("local", "dask")
+
+
+class OutputError(Exception):
+    """The output folder cannot be written (missing permission, full disk, not a folder)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One card to build in a worker; everything in it pickles."""
+
+    index: int
+    loaded: LoadedCard
+    res: CardResult
+    out: Path
+    overrides: ProtocolOverrides
+    gates: bool
+    pooled: tuple[GateResult, ...]
+    env: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class BuildReport:
+    """Results in card order, which of them were reused, and stale output folders."""
+
+    results: list[CardResult]
+    reused: set[str] = field(default_factory=set)
+    stale: list[str] = field(default_factory=list)
+    pruned: bool = False
+
+
+def run_task(task: Task, compiled: CompiledCard | None = None) -> CardResult:
+    """Build one card; a write error becomes an SCM801 diagnostic, not an exception."""
+    res = task.res
+    with _environment(task.env):
+        try:
+            build_one(task.loaded, res, task.out, task.overrides, task.gates, compiled,
+                      task.pooled)
+        except OSError as exc:
+            res.status, res.gates, res.files = "failed", [], {}
+            res.diagnostics = [_write_diagnostic(task, exc)]
+            remove_stale(task.out, task.loaded.id)
+    return res
+
+
+def _write_diagnostic(task: Task, exc: OSError) -> Diagnostic:
+    why = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "the disk is full (no space left on device)"
+    return Diagnostic("SCM801", f"cannot write the dataset of {task.loaded.id!r} to "
+                      f"{task.out}: {why}", Span(task.res.path, 1, 1),
+                      "free disk space or choose another --out folder, then re-run")
+
+
+@contextmanager
+def _environment(env: Sequence[tuple[str, str]]) -> Iterator[None]:
+    """Apply the parent's SCMSPEC_* limits in a worker (Dask workers have their own env)."""
+    old = {k: os.environ.get(k) for k, _ in env}
+    os.environ.update(dict(env))
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def check_writable(out: Path) -> None:
+    """Fail before any work if ``out`` cannot hold files."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".tmp-probe-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputError(f"cannot write to output folder {out}: "
+                          f"{exc.strerror or exc}") from None
+
+
+def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides, *,
+                  gates: bool = True, select: str | None = None, workers: int = 1,
+                  executor: str = "local", scheduler: str | None = None, force: bool = False,
+                  prune: bool = False,
+                  on_done: Callable[[CardResult], None] | None = None,
+                  on_total: Callable[[int], None] | None = None) -> BuildReport:
+    """Compile every card under ``paths`` into ``out``, reusing unchanged outputs.
+
+    Outputs are byte-identical whatever ``workers``/``executor`` is and whether cards were
+    reused. Raises :class:`OutputError` when ``out`` cannot be written.
+    """
+    check_writable(out)
+    results, loaded = parse_all(discover(paths), select)
+    compiled = compile_pool(loaded) if gates or (workers <= 1 and executor == "local") else {}
+    pooled = pool_gates(compiled) if gates else {}
+    clean_temporaries(out)
+    report = BuildReport(results)
+    tasks, keys = _plan(report, loaded, out, overrides, gates, pooled, force)
+    if on_total:
+        on_total(len(tasks))
+
+    def finished(res: CardResult, index: int) -> None:
+        results[index] = res
+        if res.status == "failed" and res.id:
+            incremental.forget(out, res.id)
+        else:
+            incremental.record(out, res, keys[index])
+        if on_done:
+            on_done(res)
+
+    _execute(tasks, workers, executor, scheduler, compiled, finished)
+    _finish(report, out, overrides, prune)
+    return report
+
+
+def _plan(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
+          overrides: ProtocolOverrides, gates: bool, pooled: dict[str, list[GateResult]],
+          force: bool) -> tuple[list[Task], dict[int, str]]:
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("SCMSPEC_MAX_")))
+    tasks: list[Task] = []
+    keys: dict[int, str] = {}
+    for i, res in enumerate(report.results):
+        if res.path not in loaded:
+            if res.id:
+                remove_stale(out, res.id)
+            continue
+        card, gate_results = loaded[res.path], tuple(pooled.get(res.path, []))
+        keys[i] = incremental.build_key(card, res, overrides, gates, gate_results)
+        again = None if force else incremental.reuse(out, res, keys[i])
+        if again is not None:
+            report.results[i] = again
+            report.reused.add(res.path)
+            continue
+        tasks.append(Task(i, card, res, out, overrides, gates, gate_results, env))
+    return tasks, keys
+
+
+def _execute(tasks: Sequence[Task], workers: int, executor: str, scheduler: str | None,
+             compiled: dict[str, CompiledCard],
+             finished: Callable[[CardResult, int], None]) -> None:
+    if executor == "dask":
+        _execute_dask(tasks, scheduler, finished)
+    elif workers <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            finished(run_task(t, compiled.get(t.res.path)), t.index)
+    else:
+        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
+                             else "spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
+            futures = {pool.submit(run_task, t): t.index for t in tasks}
+            for fut in as_completed(futures):
+                finished(fut.result(), futures[fut])
+
+
+def _execute_dask(tasks: Sequence[Task], scheduler: str | None,
+                  finished: Callable[[CardResult, int], None]) -> None:
+    try:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise OutputError("--executor dask needs dask.distributed: "
+                          "pip install 'scmspec[dask]'") from None
+    if not scheduler:
+        raise OutputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    with Client(scheduler) as client:
+        futures = {client.submit(run_task, t, pure=False): t.index for t in tasks}
+        for fut in dask_completed(list(futures)):
+            finished(fut.result(), futures[fut])
+
+
+def _finish(report: BuildReport, out: Path, overrides: ProtocolOverrides, prune: bool) -> None:
+    ids = [r.id for r in report.results if r.id]
+    report.stale = incremental.stale_outputs(out, ids)
+    doc = manifest(report.results, overrides)
+    if prune:
+        incremental.prune(out, report.stale)
+        report.pruned = True
+    elif report.stale:
+        doc["stale"] = report.stale
+    try:
+        write_manifest(out, doc)
+    except OSError as exc:
+        raise OutputError(f"cannot write {out / 'manifest.json'}: {exc.strerror or exc}") from None
