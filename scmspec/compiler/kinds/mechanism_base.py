@@ -14,7 +14,7 @@ them into an ``n x p`` matrix before a handful of vectorised numpy calls.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -130,3 +130,27 @@ def random_features(x: Array, omega: Array, phases: Array, weights: Array, scale
     ``rff_heteroskedastic`` noise.
     """
     return scale * np.sqrt(2.0 / len(phases)) * (np.cos(x @ omega.T + phases) @ weights)
+
+
+class RandomFeatureFields(SpecModel):
+    """The stored random-Fourier-feature function shared by the ``rff`` mechanism and the
+    ``rff_heteroskedastic`` noise: g(x) = output_scale * sqrt(2/F) * sum_j weights[j] *
+    cos(omega[j] . x + phases[j]). Subclasses declare ``inputs_`` (the columns of x)."""
+
+    omega: list[list[float]] = Field(min_length=1, max_length=1024,
+                                     description="frequencies, features x inputs")
+    phases: list[float]
+    weights: list[float]
+    output_scale: float = 1.0
+    length_scale: Annotated[float, Field(gt=0)] | None = Field(
+        default=None, description="informational: the length scale omega was drawn with "
+        "(omega ~ N(0, 1/l^2))")
+
+    @model_validator(mode="after")
+    def _feature_shapes(self) -> RandomFeatureFields:
+        check_features(self.omega, self.phases, self.weights, len(self.inputs_))  # type: ignore[attr-defined]
+        return self
+
+    def features(self) -> tuple[Array, Array, Array]:
+        return (np.asarray(self.omega, dtype=float), np.asarray(self.phases, dtype=float),
+                np.asarray(self.weights, dtype=float))

@@ -17,8 +17,8 @@ from pydantic import Field, model_validator
 from scmspec.compiler.kinds.mechanism_base import (
     MECHANISMS,
     Core,
+    RandomFeatureFields,
     VectorMechanism,
-    check_features,
     random_features,
     sigmoid,
     vec,
@@ -113,24 +113,8 @@ class RegimeMechanism(VectorMechanism):
         return core
 
 
-class _RandomFeatures(VectorMechanism):
-    """Shared fields and checks of random-feature kinds (the feature matrix is stored)."""
-
-    omega: list[list[float]] = Field(min_length=1, max_length=1024,
-                                     description="frequencies, features x inputs")
-    phases: list[float]
-    weights: list[float]
-    output_scale: float = 1.0
-    length_scale: Positive | None = Field(default=None, description="informational: the length "
-                                          "scale omega was drawn with (omega ~ N(0, 1/l^2))")
-
-    @model_validator(mode="after")
-    def _feature_shapes(self) -> _RandomFeatures:
-        check_features(self.omega, self.phases, self.weights, len(self.inputs_))
-        return self
-
-    def features(self) -> tuple[Array, Array, Array]:
-        return np.asarray(self.omega, dtype=float), vec(self.phases), vec(self.weights)
+class _RandomFeatures(VectorMechanism, RandomFeatureFields):
+    """Random-feature mechanism kinds: a named input list plus the stored feature matrix."""
 
 
 @MECHANISMS.register("rff")

@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from scmspec.compiler.kinds.mechanism_base import (
-    check_features,
+    RandomFeatureFields,
     random_features,
     sigmoid,
     softplus,
@@ -45,7 +45,7 @@ class HeteroskedasticNoise(NoiseBase):
 
 
 @NOISE.register("rff_heteroskedastic")
-class RFFHeteroskedasticNoise(NoiseBase):
+class RFFHeteroskedasticNoise(NoiseBase, RandomFeatureFields):
     """softplus(g(parents)) * z, z ~ N(0, 1), g a stored random-Fourier-feature function.
 
     g = output_scale * sqrt(2/F) * sum_j weights[j] * cos(omega[j] . parents + phases[j]),
@@ -56,18 +56,6 @@ class RFFHeteroskedasticNoise(NoiseBase):
     kind: Literal["rff_heteroskedastic"] = "rff_heteroskedastic"
     mode: Literal["additive"] = "additive"
     inputs_: list[str] = Field(alias="inputs", min_length=1)
-    omega: list[list[float]] = Field(min_length=1, max_length=1024,
-                                     description="frequencies, features x inputs")
-    phases: list[float]
-    weights: list[float]
-    output_scale: float = 1.0
-    length_scale: Positive | None = Field(default=None, description="informational: the length "
-                                          "scale omega was drawn with")
-
-    @model_validator(mode="after")
-    def _feature_shapes(self) -> RFFHeteroskedasticNoise:
-        check_features(self.omega, self.phases, self.weights, len(self.inputs_))
-        return self
 
     def inputs(self) -> tuple[str, ...]:
         return tuple(self.inputs_)
@@ -82,8 +70,7 @@ class RFFHeteroskedasticNoise(NoiseBase):
             raise ValueError(f"rff_heteroskedastic noise reads {missing}, which are not "
                              f"parents of the variable (parents: {sorted(parents)})")
         x = np.stack([np.asarray(parents[p], dtype=float) for p in self.inputs_], axis=1)
-        om, ph, w = np.asarray(self.omega, float), np.asarray(self.phases, float), \
-            np.asarray(self.weights, float)
+        om, ph, w = self.features()
         return softplus(random_features(x, om, ph, w, self.output_scale))
 
     def apply(self, f: Array, eps: Array | None,
