@@ -7,6 +7,7 @@ JSON Schema that editors use (``docs/card.schema.json``) is exported from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -167,6 +168,22 @@ class ProtocolSpec(SpecModel):
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
 
 
+class ScopedJustification(SpecModel):
+    """A justification that covers one finding: the variable, or the pair, it names.
+
+    Preferred over a gate-wide text, because a new finding of the same gate (a
+    near copy nobody has looked at) is still reported.
+    """
+
+    variables: list[Name] = Field(min_length=1, max_length=2, description="the variable "
+                                  "(category_dominance) or the pair (near_copy) it covers")
+    reason: str = Field(min_length=1, description="why this finding is acceptable")
+
+
+Justification = Annotated[str | list[ScopedJustification], Field(
+    description="a gate-wide reason, or a list of reasons each scoped to a variable or pair")]
+
+
 class Card(SpecModel):
     """A structural causal model, as a person writes it."""
 
@@ -187,10 +204,25 @@ class Card(SpecModel):
     interventions: InterventionsSpec = Field(default_factory=InterventionsSpec)
     selection: SelectionSpec | None = None
     protocol: ProtocolSpec = Field(default_factory=ProtocolSpec)
-    justifications: dict[str, str] = Field(default_factory=dict,
-                                           description="gate id -> why a warning is acceptable")
+    justifications: dict[str, Justification] = Field(
+        default_factory=dict, description="gate id -> why a warning is acceptable (one text, "
+        "or a list scoped to variables or pairs)")
     synthetic: SyntheticSpec | None = Field(None, description="generated cards: the factors "
                                             "and seed they are drawn from (docs/synthetic.md)")
+
+    def justification_for(self, gate: str, variables: Sequence[str]) -> tuple[str, int | None]:
+        """The reason that covers a finding of ``gate`` on ``variables`` ('' when none).
+
+        Also returns the index of the scoped entry that matched (None for a
+        gate-wide text), so a report can point at that entry.
+        """
+        note = self.justifications.get(gate)
+        if isinstance(note, str):
+            return note.strip(), None
+        for i, entry in enumerate(note or ()):
+            if set(entry.variables) == set(variables):
+                return entry.reason.strip(), i
+        return "", None
 
     @model_validator(mode="after")
     def _has_variables(self) -> Card:

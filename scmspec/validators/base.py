@@ -276,20 +276,23 @@ def run_pool_gates(pool: Sequence[CompiledCard]) -> dict[str, list[GateResult]]:
 def justify(results: Sequence[GateResult], compiled: CompiledCard) -> list[GateResult]:
     """Apply the card's justifications: one step down, never more, shown in the report.
 
+    A justification is either gate-wide (one text) or scoped: a list of reasons,
+    each covering the finding on exactly the variable or pair it names
+    (:meth:`~scmspec.compiler.spec.Card.justification_for`).
     A justified ``warn`` becomes ``pass``; a ``fail`` of a gate in
     ``JUSTIFIABLE_BLOCKING`` becomes ``warn``. Other failures keep their status
     (the justification is ignored, and the ``justifications`` gate says so).
     """
-    notes = compiled.card.justifications
-    out = []
+    card, out = compiled.card, []
     for r in results:
-        text = notes.get(r.gate, "").strip()
+        text, entry = card.justification_for(r.gate, r.variables)
         downgrade = {"warn": "pass", "fail": "warn" if r.gate in JUSTIFIABLE_BLOCKING else None}
         new = downgrade.get(r.status)
         if not text or new is None:
             out.append(r)
             continue
-        where = compiled.source.nearest(("justifications", r.gate)) or r.location
+        path = ("justifications", r.gate) if entry is None else ("justifications", r.gate, entry)
+        where = compiled.source.nearest(path) or r.location
         out.append(replace(r, status=new, justification=text, location=where,  # type: ignore[arg-type]
                            detail=f"{r.detail} [justified]"))
     return out

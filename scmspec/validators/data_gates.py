@@ -337,7 +337,7 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
         r = float(corr[i, j])
         yield make_result("near_copy", "fail", f"{_copy_label(ctx, a, b)}: corr {r:+.3f}, "
                           f"|corr| >= {limit:.2f} (n = {n}); drop one, give it its own causes "
-                          "or real noise, or justify it in justifications.near_copy",
+                          "or real noise, or justify the pair in justifications.near_copy",
                           ctx.where("variables", b), (a, b), abs(r), limit)
     if not len(hits):
         top = float(np.nanmax(np.abs(np.triu(corr, k=1))))

@@ -230,3 +230,22 @@ def test_drone_survival_matches_the_paper(antenna_def: float, low: float, high: 
     scm = scmspec.compile_file(_card_ids()[DRONE]).do({"antenna_def": antenna_def})
     drawn = numpy_sampler.sample(scm.plan, 4000, 0, scm.streams(3, "obs", 0))
     assert low < drawn.acceptance < high  # acceptance = share of drones that survived
+
+
+def test_library_quality_bar_no_unjustified_warning_and_no_copies(out: Path) -> None:
+    """The issue's quality bar, read from each released card's gates.json.
+
+    Every warning is justified, every justification is scoped to the pair it
+    covers (a gate-wide text would hide the next near copy), and no pair is an
+    alias or a tiny-noise copy, justified or not.
+    """
+    for cid, folder in _datasets(out):
+        gates = json.loads((folder / "gates.json").read_text(encoding="utf-8"))
+        for g in gates:
+            if g["status"] in ("warn", "fail"):
+                assert g["justification"], (cid, g["gate"], g["detail"])
+            if g["gate"] == "near_copy" and g["status"] != "pass":
+                assert "tiny-noise copy" not in g["detail"], (cid, g["detail"])
+                assert " alias of " not in g["detail"], (cid, g["detail"])
+        notes = scmspec.load(_card_ids()[cid]).card.justifications
+        assert not isinstance(notes.get("near_copy"), str), f"{cid}: scope near_copy to pairs"

@@ -116,3 +116,34 @@ def test_near_copy_threshold_depends_on_family(tmp_path: Path) -> None:
     assert "'y' is a tiny-noise copy of 'x'" in res.detail and "|corr| >= 0.90" in res.detail
     (ok,) = gate(tmp_path / "syn", card(noisy, edges, family="synthetic"), "near_copy")
     assert ok.status == "pass" and "< 0.99" in ok.detail
+
+
+def test_near_copy_scoped_justification_covers_only_its_pair(tmp_path: Path) -> None:
+    """A pair-scoped reason relaxes that pair; another near copy of the card still fails."""
+    variables = (ROOT_X + "  y: {meaning: y, equation: \"x\", noise: {kind: none}}\n"
+                 "  w: {meaning: w, equation: \"x + 0.01 * sin(y)\", noise: {kind: none}}\n"
+                 "  z: {meaning: z, equation: \"sin(w) + x\", noise: {kind: normal, sd: 2}}\n")
+    edges = [("x", "y"), ("x", "w"), ("y", "w"), ("w", "z"), ("x", "z")]
+    scoped = ("justifications:\n  near_copy:\n    - variables: [y, x]\n"
+              "      reason: the trial records both\n")
+    results = gate(tmp_path, card(variables, edges, extra=scoped), "near_copy")
+    by_pair = {frozenset(r.variables): r for r in results}
+    assert set(by_pair) == {frozenset("xy"), frozenset("xw"), frozenset("yw")}
+    assert by_pair[frozenset("xy")].status == "warn"
+    assert by_pair[frozenset("xy")].justification == "the trial records both"
+    loc = by_pair[frozenset("xy")].location
+    assert loc is not None and loc.line == 18  # the scoped entry (line 18), not the variable
+    for pair in ("xw", "yw"):
+        assert by_pair[frozenset(pair)].status == "fail"
+        assert by_pair[frozenset(pair)].justification is None
+
+
+def test_scoped_justifications_must_name_known_variables_and_the_right_count(
+        tmp_path: Path) -> None:
+    bad = ("justifications:\n  near_copy:\n    - variables: [x, nope]\n      reason: r\n"
+           "    - variables: [x]\n      reason: r\n")
+    results = gate(tmp_path, card(ROOT_X + "  y: {meaning: y, equation: \"x\", noise: "
+                                  "{kind: none}}\n", [("x", "y")], extra=bad), "justifications")
+    details = " | ".join(r.detail for r in results if r.status == "warn")
+    assert "names unknown variable(s) 'nope'" in details
+    assert "must name a pair of variables (got 'x')" in details
