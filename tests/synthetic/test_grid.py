@@ -177,3 +177,31 @@ def test_folder_walks_skip_grid_cards(tmp_path: Path) -> None:
 
     grid = _grid(tmp_path)
     assert discover([tmp_path]) == [] and discover([grid]) == [grid]
+
+
+def test_protocol_variants_of_one_scm_pass_duplicate_topology_together(tmp_path: Path) -> None:
+    """A suite's variants share their base SCM's graph on purpose: one pool accepts them,
+    while a generated card with another key and an isomorphic graph still fails."""
+    from scmspec.compiler.pipeline import compile_card
+    from scmspec.validators import run_pool_gates
+    from scmspec.synthetic.materialize import materialize
+
+    _grid(tmp_path, per_cell=2)
+    suite = tmp_path / "suite.grid.yaml"
+    suite.write_text("grid: 1\nid: suite\ntitle: Suite\nbase: small.grid.yaml\n"
+                     "protocols: [default, setpoint]\n", encoding="utf-8")
+    cards, _ = expand_file(suite)
+    assert len(cards) == 8
+    pool = [compile_card(materialize(c)) for c in cards]
+    results = run_pool_gates(pool)
+    assert {r.status for rs in results.values() for r in rs} == {"pass"}
+    variants = [r for rs in results.values() for r in rs if "a variant of" in r.detail]
+    assert len(variants) == 4  # each configuration's second protocol
+    # The same graph under another key (a materialised card relabelled): a duplicate.
+    done = materialize(cards[0])
+    assert done.synthetic is not None
+    relabelled = done.model_copy(update={
+        "id": "impostor", "synthetic": done.synthetic.model_copy(update={"key": "other"})})
+    res = run_pool_gates([pool[0], compile_card(relabelled)])
+    assert res["impostor"][0].status == "fail"
+    assert "is isomorphic to that of" in res["impostor"][0].detail
