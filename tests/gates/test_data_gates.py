@@ -147,3 +147,19 @@ def test_scoped_justifications_must_name_known_variables_and_the_right_count(
     details = " | ".join(r.detail for r in results if r.status == "warn")
     assert "names unknown variable(s) 'nope'" in details
     assert "must name a pair of variables (got 'x')" in details
+
+
+def test_ranges_rejects_an_intervention_that_leaves_the_range(tmp_path: Path) -> None:
+    """Natural rows are fine; the handler's shift (and the child it drives) leave the range."""
+    variables = ("  x: {meaning: x, range: [0, 1], distribution: {kind: uniform, low: 0.1, "
+                 "high: 0.9}, intervention: {meaning: push x, handler: {kind: shift, by: 5}}}\n"
+                 "  y: {meaning: y, range: [0, 2], equation: \"2 * x\", noise: {kind: none}}\n"
+                 "  z: {meaning: z, equation: \"sin(y) + x\", noise: {kind: normal, sd: 2}}\n")
+    text = card(variables, [("x", "y"), ("y", "z"), ("x", "z")])
+    results = gate(tmp_path, text, "ranges")
+    failed = {r.variables[0]: r for r in results if r.status == "fail"}
+    assert set(failed) == {"x", "y"}
+    assert "'x' leaves its declared range [0, 1] on 200 of 200 intervened rows" in failed["x"].detail
+    assert "targets of those rows: x" in failed["y"].detail
+    ok = gate(tmp_path / "ok", text.replace("by: 5", "by: 0.05"), "ranges")
+    assert statuses(ok) == {"pass"} and "every intervened row" in ok[0].detail
