@@ -15,6 +15,7 @@ from scmspec.validators import (  # noqa: F401  (imported for their registration
     data_gates,
     formula_gates,
     intervention_gates,
+    latent_gates,
     pool_gates,
     protocol_gates,
     sortability,
@@ -23,9 +24,8 @@ from scmspec.validators import (  # noqa: F401  (imported for their registration
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
 from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY
 
-
 # How many variables a finding of these gates names (a scoped justification must match).
-SCOPE_SIZE = {"near_copy": 2, "category_dominance": 1}
+SCOPE_SIZE = {"near_copy": 2, "category_dominance": 1, "latent_paths": 2}
 
 
 def _scoped_problem(ctx: GateContext, gate: str, names: list[str]) -> str:

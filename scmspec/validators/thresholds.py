@@ -22,6 +22,7 @@ SEVERITY: dict[str, Severity] = {
     "parents_match": "blocking",
     "units": "blocking",
     "graph_shape": "blocking",
+    "latent_paths": "warning",
     "mechanism_mix": "warning",
     "finite": "blocking",
     "ranges": "blocking",

@@ -159,7 +159,8 @@ def test_ranges_rejects_an_intervention_that_leaves_the_range(tmp_path: Path) ->
     results = gate(tmp_path, text, "ranges")
     failed = {r.variables[0]: r for r in results if r.status == "fail"}
     assert set(failed) == {"x", "y"}
-    assert "'x' leaves its declared range [0, 1] on 200 of 200 intervened rows" in failed["x"].detail
+    assert ("'x' leaves its declared range [0, 1] on 200 of 200 intervened rows"
+            in failed["x"].detail)
     assert "targets of those rows: x" in failed["y"].detail
     ok = gate(tmp_path / "ok", text.replace("by: 5", "by: 0.05"), "ranges")
     assert statuses(ok) == {"pass"} and "every intervened row" in ok[0].detail

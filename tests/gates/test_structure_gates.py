@@ -147,3 +147,25 @@ def test_a_justified_warning_becomes_a_pass_and_the_table_shows_why(tmp_path: Pa
     assert "justified: a textbook linear chain, on purpose" in report.table()
     (just,) = [g for g in report.gates if g.gate == "justifications"]
     assert just.status == "pass" and "1 justifications" in just.detail
+
+
+def test_latent_paths_warns_when_a_latent_mediator_hides_a_cause(tmp_path: Path) -> None:
+    variables = ("  x: {meaning: x, distribution: {kind: normal}}\n"
+                 "  u: {meaning: u, observed: false, equation: \"2 * x\", "
+                 "noise: {kind: normal, sd: 1}}\n"
+                 "  y: {meaning: y, equation: \"tanh(u)\", noise: {kind: normal, sd: 0.3}}\n"
+                 "  z: {meaning: z, equation: \"y * x\", noise: {kind: normal, sd: 1}}\n")
+    edges = [("x", "u"), ("u", "y"), ("y", "z"), ("x", "z")]
+    (res,) = gate(tmp_path, card(variables, edges), "latent_paths")
+    assert res.status == "warn" and res.variables == ("x", "y")
+    assert "'x' causes 'y' only through latent variables (x -> u -> y)" in res.detail
+    assert "graph/adjacency.csv has no x -> y" in res.detail
+    scoped = ("justifications:\n  latent_paths:\n    - variables: [x, y]\n"
+              "      reason: u is the unobserved dose\n")
+    (ok,) = gate(tmp_path / "j", card(variables, edges, extra=scoped), "latent_paths")
+    assert ok.status == "pass" and ok.justification == "u is the unobserved dose"
+    direct = card(variables.replace('"tanh(u)"', '"tanh(u) + x"'), [*edges, ("x", "y")])
+    (passed,) = gate(tmp_path / "direct", direct, "latent_paths")
+    assert passed.status == "pass"
+    (skipped,) = gate(tmp_path / "none", GOOD, "latent_paths")
+    assert skipped.status == "skip"

@@ -183,8 +183,8 @@ def test_protocol_variants_of_one_scm_pass_duplicate_topology_together(tmp_path:
     """A suite's variants share their base SCM's graph on purpose: one pool accepts them,
     while a generated card with another key and an isomorphic graph still fails."""
     from scmspec.compiler.pipeline import compile_card
-    from scmspec.validators import run_pool_gates
     from scmspec.synthetic.materialize import materialize
+    from scmspec.validators import run_pool_gates
 
     _grid(tmp_path, per_cell=2)
     suite = tmp_path / "suite.grid.yaml"
