@@ -39,7 +39,7 @@ def validate(data: Any, smap: SourceMap) -> Card:
         for err in exc.errors():
             loc = _data_loc(data, err["loc"])
             path = _path_text(loc)
-            message, hint = _explain(err, path)
+            message, hint = _explain(err, path, _kind_in(err["loc"]))
             span = smap.keys.get(loc) if err["type"] == "extra_forbidden" else None
             if err["type"] == "union_tag_invalid":
                 span = smap.spans.get(loc + ("kind",))
@@ -98,7 +98,16 @@ def _path_text(loc: Loc) -> str:
     return text
 
 
-def _explain(err: Any, path: str) -> tuple[str, str | None]:
+def _kind_in(raw_loc: tuple[Any, ...]) -> tuple[str, str] | None:
+    """The innermost union tag (a distribution/noise/handler kind) in pydantic's location."""
+    _known_fields()
+    pairs = [(raw_loc[i - 1], raw_loc[i]) for i in range(1, len(raw_loc) - 1)]
+    tags = [p for p in pairs if p in _TAG_FIELDS]
+    return tags[-1] if tags else None
+
+
+def _explain(err: Any, path: str,
+             kind_tag: tuple[str, str] | None = None) -> tuple[str, str | None]:
     kind, msg, ctx = err["type"], err["msg"], err.get("ctx", {})
     field = path.rsplit(".", 1)[-1] if path else "card"
     if kind == "missing":
@@ -109,6 +118,16 @@ def _explain(err: Any, path: str) -> tuple[str, str | None]:
             return (f"unknown field {field!r}", "inside { } a comma separates fields, so this "
                     "looks like an equation cut at its comma: quote the equation or write it "
                     "on its own line")
+        if kind_tag is not None:  # a field of another kind: say which fields this kind has
+            own = [f for f in _TAG_FIELDS[kind_tag] if f != "kind"]
+            # A field other kinds have (scale on a gamma) is not a typo: list, do not guess.
+            typo = field not in _known_fields()
+            guess = difflib.get_close_matches(field, own, n=1) if typo else []
+            listed = ", ".join(own) or "none besides kind"
+            tag = kind_tag[1]
+            return (f"unknown field {field!r} for kind {tag!r}",
+                    (f"did you mean {guess[0]!r}? " if guess else "") + f"{kind_tag[0]} kind "
+                    f"{tag!r} takes: {listed} (docs/card-language.md)")
         guess = difflib.get_close_matches(field, _known_fields(), n=1)
         return (f"unknown field {field!r}",
                 f"did you mean {guess[0]!r}?" if guess else "remove it; see docs/card-language.md")
@@ -133,6 +152,8 @@ def _explain(err: Any, path: str) -> tuple[str, str | None]:
 
 _FIELDS: list[str] = []
 _TAGS: set[str] = set()
+# (field holding the union, kind) -> that model's field names, e.g. ("noise", "normal")
+_TAG_FIELDS: dict[tuple[str, str], list[str]] = {}
 
 
 def _walk_models(model: type[BaseModel], seen: set[type]) -> None:
@@ -151,6 +172,8 @@ def _walk_models(model: type[BaseModel], seen: set[type]) -> None:
                 kind = t.model_fields.get("kind")
                 if kind is not None and kind.default:
                     _TAGS.add(kind.default)
+                    _TAG_FIELDS.setdefault((info.alias or name, kind.default), [
+                        f.alias or n for n, f in t.model_fields.items()])
             stack.extend(typing.get_args(t))
 
 
