@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,13 +44,22 @@ class ParsedEquation:
     random_sites: int
 
 
-def parse_equation(text: str, limits: Limits | None = None) -> ParsedEquation:
+def parse_equation(text: str, limits: Limits | None = None,
+                   levels: Mapping[str, Mapping[str, int]] | None = None,
+                   ordered: frozenset[str] = frozenset()) -> ParsedEquation:
     """Parse ``text`` into a sympy expression.
+
+    ``levels`` maps each categorical/ordinal variable to its level codes, so a
+    comparison may name a level (``zone == "north"``); ``ordered`` lists the
+    ordinal ones, whose levels may also be ordered (``grade >= "B"``).
 
     Example:
         >>> p = parse_equation("2 * x + sigmoid(y)")
         >>> sorted(p.names), p.random_sites
         (['x', 'y'], 0)
+        >>> parse_equation("where(zone == 'north', 1, 0)", levels={"zone": {"south": 0,
+        ...     "north": 1}}).expr
+        Piecewise((1, Eq(zone, 1)), (0, True))
         >>> parse_equation("__import__('os')")
         Traceback (most recent call last):
         ...
@@ -70,7 +80,7 @@ def parse_equation(text: str, limits: Limits | None = None) -> ParsedEquation:
     except (RecursionError, MemoryError):
         raise ExpressionIssue(0, 1, "the equation is nested too deeply",
                               f"keep nesting under {limits.expression_depth} levels") from None
-    builder = _Builder(limits, len(text) - len(text.lstrip()))
+    builder = _Builder(limits, len(text) - len(text.lstrip()), levels or {}, ordered)
     try:
         expr = builder.build(tree.body, 0)
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as exc:
@@ -86,8 +96,11 @@ def parse_equation(text: str, limits: Limits | None = None) -> ParsedEquation:
 class _Builder:
     """Turns a checked ``ast`` tree into sympy, node by node."""
 
-    def __init__(self, limits: Limits, lead: int) -> None:
+    def __init__(self, limits: Limits, lead: int,
+                 levels: Mapping[str, Mapping[str, int]] | None = None,
+                 ordered: frozenset[str] = frozenset()) -> None:
         self.limits, self.lead = limits, lead
+        self.levels, self.ordered = levels or {}, ordered
         self.names: set[str] = set()
         self.sites = 0
 
@@ -112,7 +125,8 @@ class _Builder:
         v = node.value
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise self.fail(node, f"the literal {v!r} is not a number",
-                            "equations take numbers only; name categories by their level code")
+                            "a level name goes only in a comparison with its variable "
+                            "(zone == 'north'); elsewhere equations take numbers")
         if isinstance(v, int) and abs(v) < 10**15:
             return sp.Integer(v)
         if not math.isfinite(float(v)):
@@ -208,7 +222,10 @@ class _Builder:
         return sp.Pow(base, exponent)
 
     def _Compare(self, node: ast.Compare, depth: int) -> Any:
-        terms = [self.build(node.left, depth)] + [self.build(c, depth) for c in node.comparators]
+        nodes = [node.left, *node.comparators]
+        named = [n for n in nodes if isinstance(n, ast.Name)]
+        terms = [self._level(n, named, node, depth) if _is_text(n) else self.build(n, depth)
+                 for n in nodes]
         parts = []
         for op, a, b in zip(node.ops, terms, terms[1:]):
             rel = _COMPARE.get(type(op))
@@ -217,6 +234,32 @@ class _Builder:
                                 "use < <= > >= == !=")
             parts.append(rel(a, b))
         return parts[0] if len(parts) == 1 else sp.And(*parts)
+
+    def _level(self, text: ast.Constant, named: list[ast.Name], compare: ast.Compare,
+               depth: int) -> Any:
+        """A level name in a comparison: the code of that level of the compared variable."""
+        owners = [n.id for n in named if n.id in self.levels]
+        if len(owners) != 1:
+            what = (f"{named[0].id!r} has no level names" if named else
+                    "no variable is compared with it")
+            raise self.fail(text, f"the level name {text.value!r} cannot be resolved: {what}",
+                            "compare a categorical or ordinal variable with one of its levels, "
+                            "e.g. zone == 'north'")
+        var = owners[0]
+        codes = self.levels[var]
+        if text.value not in codes:
+            import difflib
+
+            guess = difflib.get_close_matches(str(text.value), list(codes), n=1)
+            raise self.fail(text, f"{var!r} has no level {text.value!r}",
+                            (f"did you mean {guess[0]!r}? " if guess else "") +
+                            f"its levels: {', '.join(codes)}")
+        if var not in self.ordered and any(not isinstance(op, (ast.Eq, ast.NotEq))
+                                           for op in compare.ops):
+            raise self.fail(compare, f"{var!r} is categorical: its levels have no order",
+                            "compare categories with == or !=; declare kind: ordinal if the "
+                            "levels are ordered")
+        return sp.Integer(codes[text.value])
 
     def _BoolOp(self, node: ast.BoolOp, depth: int) -> Any:
         values = [_condition(self.build(v, depth)) for v in node.values]
@@ -257,6 +300,10 @@ class _Builder:
             return entry.build(*args)
         except (TypeError, ValueError) as exc:
             raise self.fail(node, f"{name}(): {exc}", entry.doc) from None
+
+
+def _is_text(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def is_condition(value: Any) -> bool:

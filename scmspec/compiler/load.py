@@ -40,8 +40,11 @@ class SourceMap:
     path: str
     spans: dict[Loc, Span] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
-    # Quoted or block scalars: a column offset inside them is not exact.
+    # One-line plain scalars: a column offset inside them is exact (block scalars and
+    # multi-line or escaped quoted scalars are not).
     plain: set[Loc] = field(default_factory=set)
+    # One-line quoted scalars written without escapes: exact after the opening quote.
+    quoted: set[Loc] = field(default_factory=set)
     # Where each mapping key itself is written (for "unknown field" carets).
     keys: dict[Loc, Span] = field(default_factory=dict)
 
@@ -61,12 +64,13 @@ class SourceMap:
         return self.spans.get((), Span(self.path, 1, 1))
 
     def at(self, loc: Loc, offset: int = 0, width: int | None = None) -> Span | None:
-        """The span of ``loc`` moved ``offset`` columns right (only exact for plain scalars)."""
+        """The span of ``loc`` moved ``offset`` columns right (exact for one-line scalars)."""
         span = self.nearest(loc)
         if span is None:
             return None
-        if tuple(loc) in self.plain and offset >= 0:
-            col = span.col + offset
+        exact = tuple(loc) in self.plain or tuple(loc) in self.quoted
+        if exact and offset >= 0:
+            col = span.col + offset + (tuple(loc) in self.quoted)
             return Span(span.path, span.line, col, col + width if width else None)
         return span
 
@@ -189,6 +193,11 @@ class _Walker:
             # Only a one-line plain scalar maps text offsets to columns; a multi-line
             # plain scalar is folded, so offsets past its first line would be wrong.
             self.smap.plain.add(loc)
+        elif node.style in ("'", '"') and node.start_mark.line == node.end_mark.line:
+            line = self.smap.lines[node.start_mark.line] if self.smap.lines else ""
+            raw = line[node.start_mark.column + 1:node.end_mark.column - 1]
+            if raw == node.value:  # no escapes or doubled quotes: offsets map one to one
+                self.smap.quoted.add(loc)
         value = _CONSTRUCTOR.construct_object(node, deep=True)
         _CONSTRUCTOR.constructed_objects.pop(node, None)  # the shared constructor must not grow
         return value

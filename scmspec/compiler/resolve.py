@@ -71,8 +71,7 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     order = tuple(nx.lexicographical_topological_sort(graph))
     position = {v: i for i, v in enumerate(order)}
     parents = {v: tuple(sorted(graph.predecessors(v), key=position.__getitem__)) for v in order}
-    codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
-             if spec.levels}
+    codes, _ = _level_names(card)
     _check_kinds(card, smap, bag)
     targets = _targets(card, codes, smap, bag)
     if card.interventions.targets is None:  # the default pool must not depend on card order
@@ -99,10 +98,19 @@ def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
 
 
+def _level_names(card: Card) -> tuple[dict[str, dict[str, int]], frozenset[str]]:
+    """Level codes of the categorical/ordinal variables, and which of them are ordered."""
+    codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
+             if spec.levels}
+    return codes, frozenset(v for v in codes if card.variables[v].kind == "ordinal")
+
+
 def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
-               bag: DiagnosticBag, what: str) -> tuple[sp.Expr | None, int]:
+               bag: DiagnosticBag, what: str,
+               levels: tuple[dict[str, dict[str, int]], frozenset[str]]
+               ) -> tuple[sp.Expr | None, int]:
     try:
-        parsed = parse_equation(text)
+        parsed = parse_equation(text, None, *levels)
     except ExpressionIssue as issue:
         bag.add("SCM302", issue.message, smap.at(loc, issue.offset, issue.width), issue.hint,
                 ".".join(map(str, loc)))
@@ -121,6 +129,7 @@ def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: Sou
 def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
                      ) -> tuple[dict[str, sp.Expr], dict[str, int]]:
     known = set(card.variables) | set(card.constants)
+    levels = _level_names(card)
     equations: dict[str, sp.Expr] = {}
     sites: dict[str, int] = {}
     for name, spec in card.variables.items():
@@ -128,7 +137,7 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
             continue
         loc = ("variables", name, "equation")
         expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
-                                   f"the equation of {name!r}")
+                                   f"the equation of {name!r}", levels)
         if expr is not None:
             equations[name], sites[name] = expr, n_sites
     return equations, sites
@@ -292,7 +301,7 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag) -> sp.Basic | No
         return None
     expr, _ = _parse_one(card.selection.condition, ("selection", "condition"),
                          set(card.variables) | set(card.constants), smap, bag,
-                         "the selection condition")
+                         "the selection condition", _level_names(card))
     return expr
 
 

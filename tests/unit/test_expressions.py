@@ -187,3 +187,32 @@ def test_is_condition() -> None:
     assert is_condition(x > 1)
     assert not is_condition(x)
     assert not is_condition(x + 1)
+
+
+LEVELS = {"zone": {"centre": 0, "suburb": 1, "rural": 2}, "grade": {"c": 0, "b": 1, "a": 2}}
+
+
+def test_level_names_in_comparisons_become_codes() -> None:
+    p = parse_equation("where(zone == 'rural', 40, 15) * where('b' <= grade, 1, 2)", None,
+                       LEVELS, frozenset({"grade"}))
+    x = sp.Symbol("zone", real=True)
+    g = sp.Symbol("grade", real=True)
+    assert p.expr == sp.Piecewise((40, sp.Eq(x, 2)), (15, True)) * sp.Piecewise(
+        (1, sp.Le(1, g)), (2, True))
+    assert p.names == frozenset({"zone", "grade"})
+
+
+@pytest.mark.parametrize(("text", "token", "words"), [
+    ("zone == 'rurl'", "'rurl'", "'zone' has no level 'rurl'"),
+    ("zone > 'centre'", "zone > 'centre'", "'zone' is categorical: its levels have no order"),
+    ("x == 'rural'", "'rural'", "'x' has no level names"),
+    ("'rural' + 1", "'rural'", "is not a number"),
+])
+def test_level_name_mistakes_point_at_the_string(text: str, token: str, words: str) -> None:
+    with pytest.raises(ExpressionIssue) as err:
+        parse_equation(text, None, LEVELS, frozenset({"grade"}))
+    issue = err.value
+    assert words in issue.message
+    assert text[issue.offset:issue.offset + issue.width] == token
+    if "rurl" in text:
+        assert "did you mean 'rural'?" in (issue.hint or "")

@@ -203,3 +203,27 @@ def test_descendants() -> None:
     r = resolved({"a": root(), "b": eq("a"), "c": eq("b"), "d": root()},
                  [("a", "b"), ("b", "c")])
     assert r.descendants("a") == {"b", "c"} and r.descendants("d") == set()
+
+
+def test_equations_and_selection_may_name_levels_end_to_end() -> None:
+    """'rural' in an equation is the code of that level: rural rows get the rural time."""
+    import numpy as np
+
+    import scmspec
+
+    text = """id: lv
+title: t
+family: semantic
+domain: d
+variables:
+  zone: {meaning: z, kind: categorical, levels: [centre, suburb, rural],
+         distribution: {kind: categorical, probs: [0.4, 0.3, 0.3]}}
+  minutes: {meaning: m, equation: "where(zone == 'rural', 40, where(zone != 'centre', 25, 15))"}
+edges:
+  - {from: zone, to: minutes, reason: distance}
+selection: {condition: "zone != 'suburb'", meaning: suburbs are served by another depot}
+"""
+    df = scmspec.compile_text(text).sample(2000, seed=1)
+    assert set(df["zone"]) == {0, 2}  # suburb (code 1) selected away
+    assert np.all(df.loc[df["zone"] == 2, "minutes"] == 40)
+    assert np.all(df.loc[df["zone"] == 0, "minutes"] == 15)
