@@ -80,9 +80,17 @@ def test_at_offsets_columns_inside_plain_scalars() -> None:
     assert CARD.splitlines()[7][span.col - 1] == "x"
 
 
-def test_at_does_not_offset_inside_quoted_scalars() -> None:
-    _, smap = load_text('a: "2 * x"\n', "c.yaml")
+def test_at_offsets_inside_one_line_quoted_scalars_past_the_quote() -> None:
+    _, smap = load_text('a: "2 * x"\nb: \'y + 1\'\n', "c.yaml")
+    assert smap.at(("a",), 4, 1) == Span("c.yaml", 1, 9, 10)  # the x: col 4 + quote + 4
+    assert smap.at(("b",), 0, 1) == Span("c.yaml", 2, 5, 6)
+
+
+def test_at_does_not_offset_inside_escaped_quoted_scalars() -> None:
+    # An escape makes the value shorter than its source text: offsets no longer map.
+    _, smap = load_text('a: "2 \\t* x"\nb: \'it\'\'s x\'\n', "c.yaml")
     assert smap.at(("a",), 4, 1) == smap.spans[("a",)]
+    assert smap.at(("b",), 4, 1) == smap.spans[("b",)]
 
 
 def test_at_does_not_offset_inside_multiline_plain_scalars() -> None:
