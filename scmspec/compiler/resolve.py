@@ -40,6 +40,7 @@ class ResolvedCard:
     targets: tuple[str, ...]  # the intervention target pool
     selection: sp.Basic | None
     level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
+    lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
 
     @property
     def observed(self) -> tuple[str, ...]:
@@ -64,7 +65,7 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     """
     bag = DiagnosticBag()
     _check_names(card, smap, bag)
-    equations, sites = _parse_equations(card, smap, bag)
+    equations, sites, lets = _parse_equations(card, smap, bag)
     bag.raise_if_any(ResolveError)
     graph = _graph(card, equations, smap, bag)
     bag.raise_if_any(ResolveError)
@@ -79,7 +80,8 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     _check_blocks(card, parents, smap, bag)
     selection = _selection(card, smap, bag)
     bag.raise_if_any(ResolveError)
-    return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes)
+    return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
+                        {str(k): v for k, v in lets.items()})
 
 
 def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
@@ -91,6 +93,14 @@ def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
         if name in RESERVED_NAMES:
             bag.add("SCM303", f"the variable name {name!r} is reserved (a function or constant)",
                     smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_value")
+    for name in card.let:
+        loc = ("let", name)
+        clash = ("a variable" if name in card.variables else
+                 "a constant" if name in card.constants else
+                 "reserved (a function or constant)" if name in RESERVED_NAMES else None)
+        if clash:
+            bag.add("SCM303", f"the let name {name!r} is {clash}",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_expr")
     for name in card.constants:
         if name in RESERVED_NAMES:
             loc = ("constants", name)
@@ -117,7 +127,7 @@ def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: Sou
         return None, 0
     for name in sorted(parsed.names - known):
         guess = difflib.get_close_matches(name, sorted(known), n=1)
-        offset = _find_name(text, name)
+        offset = max(0, find_name(text, name))
         bag.add("SCM301", f"{what} uses {name!r}, which is neither a variable nor a constant",
                 smap.at(loc, offset, len(name)),
                 f"did you mean {guess[0]!r}?" if guess else
@@ -126,10 +136,32 @@ def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: Sou
     return parsed.expr, parsed.random_sites
 
 
-def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
-                     ) -> tuple[dict[str, sp.Expr], dict[str, int]]:
+def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
+                levels: tuple[dict[str, dict[str, int]], frozenset[str]]
+                ) -> dict[sp.Symbol, sp.Expr]:
+    """Each ``let`` as a symbol -> its expression, earlier lets already substituted."""
     known = set(card.variables) | set(card.constants)
+    subs: dict[sp.Symbol, sp.Expr] = {}
+    for name, spec in card.let.items():
+        loc = ("let", name, "equation")
+        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+                                   f"the let {name!r}", levels)
+        if expr is not None and n_sites:
+            bag.add("SCM302", f"the let {name!r} draws random numbers", smap.nearest(loc),
+                    "a let is substituted into each equation that names it, which would "
+                    "make each use a separate draw: draw in a variable's equation instead",
+                    ".".join(loc))
+        elif expr is not None:
+            subs[sp.Symbol(name, real=True)] = expr.xreplace(subs)
+        known.add(name)  # later lets may use it (an error in it is reported once, above)
+    return subs
+
+
+def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
+                     ) -> tuple[dict[str, sp.Expr], dict[str, int], dict[sp.Symbol, sp.Expr]]:
     levels = _level_names(card)
+    lets = _parse_lets(card, smap, bag, levels)
+    known = set(card.variables) | set(card.constants) | set(card.let)
     equations: dict[str, sp.Expr] = {}
     sites: dict[str, int] = {}
     for name, spec in card.variables.items():
@@ -139,15 +171,31 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
         expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
                                    f"the equation of {name!r}", levels)
         if expr is not None:
-            equations[name], sites[name] = expr, n_sites
-    return equations, sites
+            equations[name], sites[name] = (expr.xreplace(lets) if lets else expr), n_sites
+    return equations, sites, lets
 
 
-def _find_name(text: str, name: str) -> int:
+def _parent_site(card: Card, text: str, parent: str) -> tuple[int, int, str]:
+    """Where a parent shows in an equation: (offset, width, note).
+
+    A parent read only through a let points at the let's name, and the note
+    says so (`` (through let 'e_s')``).
+    """
+    at = find_name(text, parent)
+    if at >= 0:
+        return at, len(parent), ""
+    for name in card.let:
+        at = find_name(text, name)
+        if at >= 0:
+            return at, len(name), f" (through let {name!r})"
+    return 0, len(parent), ""
+
+
+def find_name(text: str, name: str) -> int:
     import re
 
     m = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text)
-    return m.start() if m else 0
+    return m.start() if m else -1
 
 
 def equation_parents(expr: sp.Expr, variables: set[str]) -> set[str]:
@@ -187,9 +235,9 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
         declared = {s for (s, t) in listed if t == name and s in variables}
         for p in sorted(used - declared):
             loc = ("variables", name, "equation")
-            bag.add("SCM304", f"the equation of {name!r} uses {p!r}, but the edges list no "
-                    f"edge {p} -> {name} (hidden parent)",
-                    smap.at(loc, _find_name(spec.equation or "", p), len(p)),
+            at, width, note = _parent_site(card, spec.equation or "", p)
+            bag.add("SCM304", f"the equation of {name!r} uses {p!r}{note}, but the edges list "
+                    f"no edge {p} -> {name} (hidden parent)", smap.at(loc, at, width),
                     f"add `- {{from: {p}, to: {name}, reason: ...}}` to edges, or drop {p!r} "
                     "from the equation")
         for p in sorted(declared - used):
@@ -299,10 +347,12 @@ def _check_blocks(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceM
 def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag) -> sp.Basic | None:
     if card.selection is None:
         return None
+    levels = _level_names(card)
+    lets = _parse_lets(card, smap, DiagnosticBag(), levels)  # let errors: reported once, above
     expr, _ = _parse_one(card.selection.condition, ("selection", "condition"),
-                         set(card.variables) | set(card.constants), smap, bag,
-                         "the selection condition", _level_names(card))
-    return expr
+                         set(card.variables) | set(card.constants) | set(card.let), smap, bag,
+                         "the selection condition", levels)
+    return expr.xreplace(lets) if expr is not None and lets else expr
 
 
 def variable_spec(resolved: ResolvedCard, name: str) -> VariableSpec:

@@ -37,6 +37,17 @@ class ConstantSpec(SpecModel):
     source: str | None = Field(None, description="where the value comes from")
 
 
+class LetSpec(SpecModel):
+    """A named sub-expression: written once, substituted wherever an equation names it.
+
+    It may read variables, constants and earlier ``let`` names; the variables it
+    reads become parents of every equation that uses it (edges still list them).
+    """
+
+    equation: str = Field(description="the expression, over variables, constants and earlier lets")
+    meaning: str = Field("", description="what the quantity is (shown to readers)")
+
+
 class InterventionSpec(SpecModel):
     """What intervening on a variable means in the world, and how it is executed."""
 
@@ -197,6 +208,8 @@ class Card(SpecModel):
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     constants: dict[Name, ConstantSpec] = Field(default_factory=dict)
+    let: dict[Name, LetSpec] = Field(default_factory=dict, description="named sub-expressions "
+                                     "that equations may use (docs/card-language.md)")
     variables: dict[Name, VariableSpec] = Field(
         default_factory=dict, description="at least one; empty only in a synthetic factor card")
     edges: list[EdgeSpec] = Field(default_factory=list)

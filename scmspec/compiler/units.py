@@ -22,7 +22,7 @@ import sympy as sp
 from scmspec.compiler import unit_hints as hints
 from scmspec.compiler import unit_registry as registry
 from scmspec.compiler.load import SourceMap
-from scmspec.compiler.resolve import ResolvedCard
+from scmspec.compiler.resolve import ResolvedCard, find_name
 from scmspec.compiler.spec import Card
 from scmspec.compiler.unit_registry import DIMENSIONLESS, UNKNOWN, ZERO, Dim, UnitIssue
 from scmspec.errors import DiagnosticBag, InternalError, UnitError
@@ -51,8 +51,11 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
     card = resolved.card
     bag = DiagnosticBag()
     env = _declared_units(card, smap, bag)
+    broken = _check_lets(resolved, env, smap, bag)
     for name in resolved.order:
         spec = card.variables[name]
+        if spec.equation is not None and any(find_name(spec.equation, b) >= 0 for b in broken):
+            continue  # the let it names is already reported, at the let
         if name in resolved.equations and spec.equation is not None:
             walker = _Walker(env, card, spec.equation, ("variables", name, "equation"), smap, bag)
             expr = resolved.equations[name]
@@ -67,6 +70,22 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
                          bag)
         walker.value(resolved.selection)
     bag.raise_if_any(UnitError)
+
+
+def _check_lets(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap,
+                bag: DiagnosticBag) -> set[str]:
+    """Check each let on its own, reported at the let; the names of those that fail."""
+    broken = set()
+    for name, expr in resolved.lets.items():
+        before = len(bag.items)
+        text = resolved.card.let[name].equation
+        if any(find_name(text, b) >= 0 for b in broken):
+            broken.add(name)  # built on a broken let: reported there once
+            continue
+        _Walker(env, resolved.card, text, ("let", name, "equation"), smap, bag).value(expr)
+        if len(bag.items) > before:
+            broken.add(name)
+    return broken
 
 
 def _declared_units(card: Card, smap: SourceMap, bag: DiagnosticBag) -> dict[str, Dim]:

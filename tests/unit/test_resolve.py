@@ -227,3 +227,57 @@ selection: {condition: "zone != 'suburb'", meaning: suburbs are served by anothe
     assert set(df["zone"]) == {0, 2}  # suburb (code 1) selected away
     assert np.all(df.loc[df["zone"] == 2, "minutes"] == 40)
     assert np.all(df.loc[df["zone"] == 0, "minutes"] == 15)
+
+
+LET_CARD = """id: lets
+title: t
+family: formula
+domain: d
+constants:
+  k: {value: 2, unit: 1/s}
+let:
+  rate: {equation: k * x, meaning: decay rate}
+  half: {equation: "rate / 2"}
+variables:
+  x: {meaning: x, distribution: {kind: uniform, low: 1, high: 2}}
+  y: {meaning: y, unit: 1/s, equation: "half + rate"}
+  w: {meaning: w, unit: 1/s, equation: "y - half"}
+edges:
+  - {from: x, to: y, reason: r}
+  - {from: x, to: w, reason: r}
+  - {from: y, to: w, reason: r}
+selection: {condition: "rate > 1.25 * k", meaning: fast ones}
+"""
+
+
+def test_lets_are_substituted_and_their_variables_are_parents() -> None:
+    import numpy as np
+
+    import scmspec
+
+    scm = scmspec.compile_text(LET_CARD)
+    resolved = scm.compiled.resolved
+    assert resolved.parents["y"] == ("x",) and set(resolved.parents["w"]) == {"x", "y"}
+    assert str(resolved.lets["half"]) == "k*x/2"
+    df = scm.sample(500, seed=2)
+    assert np.allclose(df["y"], 3.0 * df["x"]) and np.allclose(df["w"], 2.0 * df["x"])
+    assert (df["x"] > 1.25).all()  # the selection read the let too
+
+
+@pytest.mark.parametrize(("change", "code", "words"), [
+    (("k * x, meaning", '"k * x * uniform(0, 1)", meaning'), "SCM302",
+     "the let 'rate' draws random numbers"),
+    (("  half: {equation:", "  k2: {equation: k}\n  x: {equation: k}\n  half: {equation:"),
+     "SCM303", "the let name 'x' is a variable"),
+    (('equation: "half + rate"', 'equation: "half + rate + haf"'), "SCM301",
+     "did you mean 'half'"),
+])
+def test_let_mistakes_are_reported(change: tuple[str, str], code: str, words: str) -> None:
+    import scmspec
+    from scmspec.errors import ScmspecError
+
+    with pytest.raises(ScmspecError) as err:
+        scmspec.compile_text(LET_CARD.replace(*change))
+    found = [d for d in err.value.diagnostics if d.code == code]
+    assert found and any(words in d.message + (d.hint or "") for d in found), \
+        [str(d) for d in err.value.diagnostics]
