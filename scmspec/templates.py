@@ -60,6 +60,12 @@ constants:
   full_tip: {value: 4.0, unit: USD, meaning: tip for an instant delivery}
   tip_patience: {value: 30, unit: min, meaning: travel time that cuts the tip by a factor e}
 
+# Named sub-expressions: a law several equations use, written once and substituted where
+# named (its variables become parents of those equations). Example:
+# let:
+#   riding_minutes: {equation: order_distance / courier_speed * min_per_hour,
+#                    meaning: riding time without waits}
+
 variables:
   # A root: no parents, so a `distribution` (parameters in the variable's unit). A root
   # takes no `noise`: its distribution is its exogenous variation.
@@ -137,6 +143,10 @@ constants:
             source: "CGPM 1901 (standard acceleration of gravity)"}
   target_distance: {value: 30, unit: m, meaning: distance from the launcher to the target's centre}
   target_half_width: {value: 5, unit: m, meaning: half the target's length along the range}
+
+# A law used by several equations can be named once under `let:` (docs/card-language.md):
+# let:
+#   flight_time: {equation: 2 * launch_speed * sin(launch_angle) / gravity, meaning: time aloft}
 
 # Inputs are roots with a distribution; every variable has a unit and a valid range.
 variables:
