@@ -33,7 +33,8 @@ from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY, Severi
 Status = Literal["pass", "fail", "warn", "skip"]
 T = TypeVar("T")
 __all__ = ["GATES", "POOL_GATES", "GateContext", "GateResult", "ReplicateData", "Severity",
-           "Status", "justify", "make_result", "reachability", "run_gates", "run_pool_gates"]
+           "Status", "count_assignment", "justify", "make_result", "reachability", "run_gates",
+           "run_pool_gates"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,15 @@ class GateContext:
             self._memo[key] = compute()
         return self._memo[key]  # type: ignore[no-any-return]
 
+    def assignment_counts(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """(targets per row, rows per target) of replicate r's obs+int assignment, once.
+
+        Counted from the positions of its True entries (``bincount``), several times
+        cheaper than ``sum`` along either axis of an (n, k) bool matrix with small k.
+        """
+        return self.cached(f"assignment_counts:{r}",
+                           lambda: count_assignment(self.replicates[r].obsint.assigned))
+
     @cached_property
     def observed_obs(self) -> tuple[tuple[str, ...], np.ndarray]:
         """Observed variable names and their obs-split values, pooled over replicates.
@@ -156,10 +166,17 @@ class GateContext:
 
     @cached_property
     def reach(self) -> tuple[dict[str, int], np.ndarray]:
-        """(variable -> index, closure): closure[i, j] when a directed path leads i -> j."""
-        names = [s.name for s in self.compiled.plan.steps]  # a topological order of all
-        closure = reachability(self.compiled.resolved.graph, names, topological=True)
-        return {v: i for i, v in enumerate(names)}, closure
+        """(variable -> index, closure): closure[i, j] when a directed path leads i -> j.
+
+        Indexed in plan order (a topological order of every variable), read from the
+        resolved parents (each variable's predecessors in the resolved graph).
+        """
+        names = [s.name for s in self.compiled.plan.steps]
+        parents = self.compiled.resolved.parents
+        index = {v: i for i, v in enumerate(names)}
+        if len(index) != len(parents) or not all(v in index for v in parents):
+            return index, reachability(self.compiled.resolved.graph, names)
+        return index, _closure(names, index, parents)
 
     @cached_property
     def observed_moments(self) -> tuple[np.ndarray, np.ndarray]:
@@ -186,9 +203,10 @@ class GateContext:
     def observed_corr(self) -> tuple[np.ndarray, np.ndarray]:
         """(indices of varying finite observed variables, their correlation matrix), built once.
 
-        Shared by ``near_copy`` and ``sortability``. The rows are centred and scaled
-        in place (in the moments' scratch block), then one matrix product: no Python
-        loop over pairs.
+        Shared by ``near_copy`` and ``sortability``. The rows are centred in place (in
+        the moments' scratch block), then one matrix product, whose (d, d) entries are
+        divided by n sd_i sd_j: no Python loop over pairs, no pass of divisions over
+        the (d, n) block.
         """
         _, x = self.observed_obs
         n = x.shape[1]
@@ -202,8 +220,12 @@ class GateContext:
         np.subtract(x, mean[:, None], out=z)
         if varying.size < x.shape[0]:
             z = z[varying]
-        z /= sd[varying, None]
-        corr = np.clip(z @ z.T / n, -1.0, 1.0)
+        s = sd[varying]
+        corr = z @ z.T  # one symmetric product of the centred rows, scaled afterwards
+        corr /= n
+        corr /= s[:, None]
+        corr /= s[None, :]
+        np.clip(corr, -1.0, 1.0, out=corr)
         np.fill_diagonal(corr, 1.0)
         return varying, corr
 
@@ -234,11 +256,46 @@ def reachability(graph: nx.DiGraph, names: list[str], topological: bool = False)
         for child in succ[v]:
             bits |= below[child] | (1 << index[child])
         below[v] = bits
-    width = (len(order) + 7) // 8
-    packed = b"".join(below[v].to_bytes(width, "little") for v in names)
-    rows = np.frombuffer(packed, dtype=np.uint8).reshape(len(names), width)
-    full = np.unpackbits(rows, axis=1, bitorder="little")[:, : len(order)].astype(bool)
+    full = _unpack([below[v] for v in names], len(order))
     return full[:, [index[v] for v in names]]
+
+
+def count_assignment(assigned: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(targets per row, rows per target) of an (n, k) bool assignment matrix.
+
+    Example:
+        >>> a = np.array([[0, 0], [1, 0], [1, 1]], dtype=bool)
+        >>> [c.tolist() for c in count_assignment(a)]
+        [[0, 1, 2], [2, 1]]
+    """
+    n, k = assigned.shape
+    if not k:
+        return np.zeros(n, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    row, col = np.divmod(np.flatnonzero(assigned), k)
+    return np.bincount(row, minlength=n), np.bincount(col, minlength=k)
+
+
+def _closure(names: list[str], index: Mapping[str, int],
+             parents: Mapping[str, Sequence[str]]) -> np.ndarray:
+    """:func:`reachability` over ``names``, a topological order of every variable.
+
+    In reverse order each variable's descendant set (a Python integer bitmask, final
+    once all its children are done) is ORed into its parents': one OR per edge.
+    """
+    below = [0] * len(names)
+    for i in range(len(names) - 1, -1, -1):
+        bits = below[i] | (1 << i)
+        for p in parents[names[i]]:
+            below[index[p]] |= bits
+    return _unpack(below, len(names))
+
+
+def _unpack(rows: Sequence[int], d: int) -> np.ndarray:
+    """(len(rows), d) bool matrix whose row i has bit j of ``rows[i]`` at column j."""
+    width = (d + 7) // 8
+    packed = b"".join(r.to_bytes(width, "little") for r in rows)
+    bits = np.frombuffer(packed, dtype=np.uint8).reshape(len(rows), width)
+    return np.unpackbits(bits, axis=1, bitorder="little")[:, :d].astype(bool)
 
 
 Gate = Callable[[GateContext], Iterable[GateResult]]

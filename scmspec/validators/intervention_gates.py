@@ -1,19 +1,24 @@
 """The ``intervention_effect`` gate: interventions move their targets and nothing else.
 
 ``intervention_effect`` compares the sampled obs+int split with the natural
-values of the same random streams. On the first replicate it re-runs one
-natural pass (:func:`~scmspec.samplers.numpy_sampler.run_pass` with the split's
-own streams and no assignment): on each intervened row, every variable that is
-neither a target of that row nor a descendant of one must be bit-identical to
-its natural value; the targets must actually move; their descendants must
-differ somewhere. Bit-identity is a property of the sampler and the card, not
-of a replicate, so later replicates recompute only the targets' own natural
-values (each target's step on the sampled parents, which on the target's rows
-are natural when no ancestor of it is intervened on the same row); a full pass
-runs again only when a target's effect has not yet been seen to propagate, or
-when a row intervenes on a target and on one of its ancestors. A card with a
-selection draws its rows in chunks that cannot be replayed, so for it the check
-runs on a fresh, unselected pass of the same size (the mechanics are the same).
+values of the same random streams. On the first replicate it replays the natural
+pass on the intervened rows (:func:`~scmspec.samplers.replay.natural_rows`: every
+variable's stream drawn in full, as :func:`~scmspec.samplers.numpy_sampler.run_pass`
+draws it with no assignment, so a row's draws are the pass's own; the mechanisms
+evaluated on the intervened rows only): on each intervened row, every variable that
+is neither a target of that row nor a descendant of one must be bit-identical to
+its natural value; the targets must actually move; their descendants must differ
+somewhere. A leak is confirmed on a whole natural pass before it is reported, and a
+card whose mechanisms multiply matrices (structured kinds, whose BLAS rounding may
+depend on the batch) is replayed by a whole pass from the start. Bit-identity is a
+property of the sampler and the card, not of a replicate, so later replicates
+recompute only the targets' own natural values (each target's step on the sampled
+parents, which on the target's rows are natural when no ancestor of it is
+intervened on the same row); a full replay runs again only when a target's effect
+has not yet been seen to propagate, or when a row intervenes on a target and on
+one of its ancestors. A card with a selection draws its rows in chunks that cannot
+be replayed, so for it the check runs on a fresh, unselected pass of the same size
+(the mechanics are the same).
 """
 
 from __future__ import annotations
@@ -23,19 +28,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scmspec.samplers.numpy_sampler import (
-    PILOT_ROWS,
-    _block_uniforms,
-    _natural,
-    assign_targets,
-    run_pass,
-)
+from scmspec.samplers.numpy_sampler import PILOT_ROWS, assign_targets, run_pass
 from scmspec.samplers.plan import Plan
+from scmspec.samplers.replay import natural_rows, natural_steps, rowwise
 from scmspec.samplers.streams import Streams
-from scmspec.validators.base import GATES, GateContext, GateResult, make_result
+from scmspec.validators.base import (
+    GATES,
+    GateContext,
+    GateResult,
+    count_assignment,
+    make_result,
+)
 from scmspec.validators.thresholds import MIN_TARGET_CHANGED, TARGET_CHANGED_Z
 
 Array = np.ndarray
+Rows = slice | Array
 
 
 @dataclass
@@ -48,6 +55,8 @@ class _Run:
 
     streams: Streams
     assigned: Array  # (n, k) bool over the pool
+    per_row: Array  # (n,) targets of each row
+    per_target: Array  # (k,) rows of each target
     columns: dict[str, Array] | None = None  # None: a fresh pass not drawn yet
     plan: Plan | None = None
 
@@ -71,20 +80,29 @@ def _run(ctx: GateContext, r: int) -> _Run | None:
     s = ctx.replicates[r].obsint
     streams = Streams(proto.seed, plan.card_id, "obsint", ctx.replicates[r].replicate)
     if plan.selection is None:
-        return _Run(streams, s.assigned, s.columns)
+        return _Run(streams, s.assigned, *ctx.assignment_counts(r), s.columns)
     fresh = streams.child(split="obsint-gate")
     n_obs, n_int = proto.n_int_obs, proto.n_int
     matrix = np.zeros((n_obs + n_int, len(s.targets)), dtype=bool)
     matrix[n_obs:] = assign_targets(s.targets, n_int, plan.per_row,
                                     fresh.generator("__assignment__", purpose="protocol"))
-    return _Run(fresh, matrix, None, plan)
+    return _Run(fresh, matrix, *count_assignment(matrix), None, plan)
 
 
-def _rows(cols: dict[str, Array], names: list[str] | tuple[str, ...], hit: Array) -> Array:
-    """(V, r) table of the named columns on the given rows (a slice when they are contiguous)."""
+def _hit_rows(run: _Run) -> Rows:
+    """The intervened rows: a slice when they are contiguous (the sampler puts them last)."""
+    hit = np.flatnonzero(run.per_row)
     if hit.size and hit[-1] - hit[0] + 1 == hit.size:
-        return np.stack([cols[v][hit[0]:hit[-1] + 1] for v in names])
-    return np.stack([cols[v] for v in names])[:, hit]
+        return slice(int(hit[0]), int(hit[-1]) + 1)
+    return hit
+
+
+def _rows(cols: dict[str, Array], names: list[str] | tuple[str, ...], rows: Rows) -> Array:
+    """(V, r) table of the named columns on the given rows (one concatenation)."""
+    if isinstance(rows, slice):
+        parts = [cols[v][rows] for v in names]
+        return np.concatenate(parts).reshape(len(parts), len(parts[0]))
+    return np.stack([cols[v] for v in names])[:, rows]
 
 
 def _differs(a: Array, b: Array) -> Array:
@@ -98,20 +116,27 @@ def _differs(a: Array, b: Array) -> Array:
 def _natural_targets(ctx: GateContext, run: _Run, targets: list[str]) -> dict[str, Array]:
     """Each target's natural column: its own step on the intervened pass's parent columns.
 
-    The sampler's own per-variable step (``_natural``) with the target's own stream,
-    so on rows where no ancestor of the target is intervened it is bit-identical
-    to the target's value in a natural pass.
+    The sampler's own per-variable step with the target's own stream
+    (:func:`~scmspec.samplers.replay.natural_steps`), so on rows where no ancestor of
+    the target is intervened it is bit-identical to the target's value in a natural pass.
     """
-    plan = ctx.compiled.plan
-    by_name = {s.name: s for s in plan.steps}
     n, cols = run.assigned.shape[0], run.intervened  # (a fresh pass is drawn first)
-    uniforms = _block_uniforms(plan, n, run.streams) if plan.blocks else {}
-    out = {}
-    for t in targets:
-        col = np.empty(n)
-        _natural(by_name[t], cols, n, run.streams.generator(t), uniforms, col)
-        out[t] = col
-    return out
+    return natural_steps(ctx.compiled.plan, targets, cols, n, run.streams)
+
+
+def _natural_on_hits(ctx: GateContext, run: _Run, rows: Rows) -> tuple[Array, bool]:
+    """(variables, rows) natural values on the intervened rows, and whether they came
+    from a full pass.
+
+    A rowwise plan (:func:`~scmspec.samplers.replay.rowwise`) replays every stream in
+    full but evaluates the mechanisms on the intervened rows only; any other plan runs
+    a whole natural pass.
+    """
+    plan, st = ctx.compiled.plan, _structure(ctx)
+    n = run.assigned.shape[0]
+    if st.rowwise:
+        return natural_rows(plan, n, run.streams, rows), False
+    return _rows(run_pass(plan, n, run.streams), st.names, rows), True
 
 
 def _limit(n: int) -> float:
@@ -138,10 +163,11 @@ class _Structure:
 
     names: list[str]
     tix: list[int]
-    desc: Array  # (k, V) bool: v is below target j
-    covers: Array  # (k, V) float: v is target j or below it
+    desc: Array  # (k, V) float: 1 where v is below target j
+    covers: Array  # (V, k) float: 1 where v is target j or below it
     nested: Array  # (k, k) bool: target i is an ancestor of target j
     has_desc: list[bool]  # target j has a descendant
+    rowwise: bool  # the natural pass may be evaluated on the intervened rows only
 
 
 def _structure(ctx: GateContext) -> _Structure:
@@ -150,34 +176,48 @@ def _structure(ctx: GateContext) -> _Structure:
         index, closure = ctx.reach
         names = [s.name for s in plan.steps]
         tix = [index[t] for t in plan.targets]
-        desc: Array = closure[tix][:, [index[v] for v in names]]
-        covers = (desc | np.eye(len(names), dtype=bool)[tix]).astype(float)
-        has_desc = [bool(row.any()) for row in desc]
-        return _Structure(names, tix, desc, covers, closure[np.ix_(tix, tix)], has_desc)
+        # ctx.reach indexes the plan's steps in plan order, so its rows are these columns.
+        desc: Array = closure[tix]
+        covers = desc.astype(float)
+        covers[np.arange(len(tix)), tix] = 1.0
+        structured = [v for v, spec in ctx.compiled.card.variables.items()
+                      if getattr(spec, "mechanism", None) is not None]
+        return _Structure(names, tix, desc.astype(float), np.ascontiguousarray(covers.T),
+                          closure[np.ix_(tix, tix)], [bool(row.any()) for row in desc],
+                          rowwise(plan, structured))
 
     return ctx.cached("intervention_structure", compute)
 
 
 def _compare_full(ctx: GateContext, run: _Run, tally: _Tally, leaks: bool) -> None:
-    """Compare every variable on the intervened rows with a natural pass of the same streams."""
+    """Compare every variable on the intervened rows with its natural values there.
+
+    On a rowwise plan a leak is confirmed on a whole natural pass before it is counted,
+    so a report never rests on the shortcut alone.
+    """
     plan, st = ctx.compiled.plan, _structure(ctx)
-    natural = run_pass(plan, run.assigned.shape[0], run.streams)
-    hit = np.flatnonzero(run.assigned.any(axis=1))  # the intervened rows
-    assigned = run.assigned[hit]  # (r, k)
-    diff = _differs(_rows(run.intervened, st.names, hit), _rows(natural, st.names, hit))
-    per_target = assigned.T.astype(float)  # (k, r)
+    rows = _hit_rows(run)
+    assigned = run.assigned[rows].astype(float)  # (r, k)
+    intervened = _rows(run.intervened, st.names, rows)
+    natural, full = _natural_on_hits(ctx, run, rows)
+    diff = _differs(intervened, natural)
     if leaks:
-        affected = st.covers.T @ per_target > 0  # (V, r): a target of the row, or below one
-        leaked = np.count_nonzero(diff & ~affected, axis=1)
+        affected = st.covers @ assigned.T > 0  # (V, r): a target of the row, or below one
+        leaked = np.count_nonzero(diff > affected, axis=1)  # differs, and not affected
+        if leaked.any() and not full:
+            natural = _rows(run_pass(plan, run.assigned.shape[0], run.streams), st.names, rows)
+            diff = _differs(intervened, natural)
+            leaked = np.count_nonzero(diff > affected, axis=1)
         for i in np.flatnonzero(leaked):
             tally.leaked[st.names[i]] = tally.leaked.get(st.names[i], 0) + int(leaked[i])
-        tally.checked += hit.size
-    moved = np.count_nonzero(diff[st.tix] & assigned.T, axis=1)
-    below = (st.desc.astype(float) @ diff.astype(float)) > 0  # (k, r): some descendant moved
-    spread = np.any(below & assigned.T, axis=1)
+        tally.checked += assigned.shape[0]
+    # rows[v, j]: the rows of target j on which v differs from its natural value
+    rows_moved = diff.astype(float) @ assigned  # (V, k)
+    moved = rows_moved[st.tix, np.arange(len(st.tix))].astype(int).tolist()
+    spread = ((st.desc * rows_moved.T).sum(axis=1) > 0).tolist()  # some descendant moved
     for j, t in enumerate(plan.targets):
-        tally.moved[t] += int(moved[j])
-        tally.propagated[t] = tally.propagated[t] or bool(spread[j])
+        tally.moved[t] += moved[j]
+        tally.propagated[t] = tally.propagated[t] or spread[j]
 
 
 def _compare_targets(ctx: GateContext, run: _Run, tally: _Tally, targets: list[str]) -> None:
@@ -196,7 +236,7 @@ def _needs_full(ctx: GateContext, run: _Run, tally: _Tally) -> bool:
     pool = ctx.compiled.plan.targets
     if any(has and not tally.propagated[t] for has, t in zip(st.has_desc, pool)):
         return True
-    if not st.nested.any() or run.assigned.sum() <= np.count_nonzero(run.assigned.any(axis=1)):
+    if not st.nested.any() or run.per_row.max(initial=0) < 2:
         return False  # no row holds two targets, so none holds a target and its ancestor
     together = run.assigned.T.astype(float) @ run.assigned.astype(float)  # (k, k) rows
     return bool((together[st.nested] > 0).any())
@@ -222,15 +262,14 @@ def _tally(ctx: GateContext) -> _Tally:
     pool = ctx.compiled.plan.targets
     tally = _Tally({t: 0 for t in pool}, {t: 0 for t in pool}, {t: False for t in pool}, {}, {})
     runs = []
-    for r, rep in enumerate(ctx.replicates):
-        counts = rep.obsint.assigned.sum(axis=0)
+    for r in range(len(ctx.replicates)):
+        counts = ctx.assignment_counts(r)[1]
         tally.empty.update({t: r for t, k in zip(pool, counts.tolist())
                             if k == 0 and t not in tally.empty})
         run = _run(ctx, r)
         if run is not None:
             runs.append((r, run))
-            got = counts if run.assigned is rep.obsint.assigned else run.assigned.sum(axis=0)
-            for t, k in zip(pool, got.tolist()):
+            for t, k in zip(pool, run.per_target.tolist()):
                 tally.rows[t] += k
     for r, run in runs:
         if r == 0 or _needs_full(ctx, run, tally):

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import sympy as sp
+from mpmath.libmp import to_float
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 
@@ -50,6 +51,7 @@ _ORDER = (("event_draw", _RANDOM), ("threshold", _THRESHOLD), ("saturating", _SA
 _AFFINE_OPS = frozenset({"Add", "Mul"})
 # A numeric coefficient further than this from +-1 cannot be the stock's +1 or a +-1 flow.
 _NOT_UNIT = 1e-6
+_EXACT = 2**53  # integers below this are held exactly by a double
 
 
 def _name(node: sp.Basic) -> str:
@@ -68,6 +70,24 @@ def _symbols(expr: sp.Basic, parents: Iterable[str]) -> frozenset[sp.Symbol]:
     return _parent_symbols(tuple(parents))
 
 
+# Per sympy class, keyed by id (an undefined function's class, such as sigmoid's, hashes
+# through sympy's class_key: microseconds per lookup): (the class, what _walk records for
+# it: 1 = Pow, 2 = Mul, 3 = Relational, 0 = anything else, its name, whether ``_args``
+# is its args). A few boolean classes (Xor...) compute ``args`` in a property; every
+# other class stores them in ``_args``, which is read without a property call.
+_CLASS: dict[int, tuple[type, int, str, bool]] = {}
+_BASIC_ARGS = sp.Basic.__dict__["args"]
+
+
+def _class_info(cls: type) -> tuple[type, int, str, bool]:
+    info = _CLASS.get(id(cls))
+    if info is None or info[0] is not cls:  # (an id reused after a class was collected)
+        code = 1 if cls.is_Pow else 2 if cls.is_Mul else 3 if cls.is_Relational else 0  # type: ignore[attr-defined]
+        plain = all(k.__dict__.get("args", _BASIC_ARGS) is _BASIC_ARGS for k in cls.__mro__)
+        info = _CLASS[id(cls)] = (cls, code, cls.__name__, plain)
+    return info
+
+
 def _walk(node: sp.Basic, ps: frozenset[sp.Symbol], found: set[str],
           memo: dict[int, bool] | None = None) -> bool:
     """Whether ``node`` depends on a parent; records the operations applied to parents.
@@ -77,31 +97,39 @@ def _walk(node: sp.Basic, ps: frozenset[sp.Symbol], found: set[str],
     subtree met twice (the same object) is not walked again: its operations are
     already in ``found``.
     """
-    # sympy's is_* class flags are plain attribute reads, much cheaper than isinstance.
-    args = node.args
+    cls = type(node)
+    info = _CLASS.get(id(cls))
+    _, code, name, plain = info if info is not None and info[0] is cls else _class_info(cls)
+    args = node._args if plain else node.args
     if not args:
         return bool(node.is_Symbol) and node in ps
-    if memo is not None and id(node) in memo:
-        return memo[id(node)]
+    if memo is not None:
+        seen = memo.get(id(node))
+        if seen is not None:
+            return seen
     # Leaves (symbols, numbers) are answered inline: about half the nodes, no call each.
-    deps = [_walk(a, ps, found, memo) if a.args else (a.is_Symbol and a in ps) for a in args]
-    dep = True in deps
-    if dep:
-        if node.is_Pow:
-            if deps[1]:
+    count, dep = 0, False
+    for a in args:
+        # sympy's is_* class flags are plain attribute reads, much cheaper than isinstance.
+        dep = _walk(a, ps, found, memo) if a._args else (a.is_Symbol and a in ps)
+        if dep:
+            count += 1
+    if count:
+        if code == 1:  # Pow(base, exp): ``dep`` is the exponent's
+            if dep:
                 found.add("exp")
             elif node.exp.is_negative:  # an assumption query: no relational is built
                 found.add("ratio")
             elif node.exp != 1:
                 found.add("power")
-        elif node.is_Mul and deps.count(True) >= 2:
+        elif code == 2 and count >= 2:
             found.add("ratio")
-        elif node.is_Relational:
+        elif code == 3:
             found.add("Piecewise")
-        found.add(_name(node))
+        found.add(name)
     if memo is not None:
-        memo[id(node)] = dep
-    return dep
+        memo[id(node)] = count > 0
+    return count > 0
 
 
 def _depends(node: sp.Basic, ps: frozenset[sp.Symbol], memo: dict[int, bool] | None = None
@@ -142,7 +170,10 @@ def read_equation(expr: sp.Basic, parents: Iterable[str]) -> tuple[str, bool]:
     memo: dict[int, bool] = {}
     if not _walk(expr, ps, ops, memo):
         return "constant", False
-    return _family(expr, ps, ops, memo), _bounded_sigmoid(expr, ps, memo)
+    # A bounded sigmoid's core is a parent-dependent sigmoid or tanh, whose name the walk
+    # has recorded; without one, the answer is no.
+    bounded = not ops.isdisjoint(_SIGMOIDS) and _bounded_sigmoid(expr, ps, memo)
+    return _family(expr, ps, ops, memo), bounded
 
 
 def _family(expr: sp.Basic, ps: frozenset[sp.Symbol], ops: set[str],
@@ -150,7 +181,7 @@ def _family(expr: sp.Basic, ps: frozenset[sp.Symbol], ops: set[str],
     for family, names in _ORDER:
         if not ops.isdisjoint(names):
             return family
-    if expr in ps:
+    if expr.is_Symbol and expr in ps:
         return "identity"
     return "accumulation" if _is_accumulation(expr, ps, memo) else "linear"
 
@@ -175,13 +206,15 @@ def _numeric_coefficients(expr: sp.Basic, ps: frozenset[sp.Symbol],
 
     Reads nested sums and numeric scalings (``0.5 * (a * x + y) + 1``) without
     expanding; constant terms are skipped, and a named factor (``dt * x``) or a
-    function of a parent gives None (the exact test decides).
+    function of a parent gives None (the exact test decides). Numbers are read as
+    ``float(number)`` does, without hashing them (a sympy Float hashes through a
+    float conversion).
     """
     out = dict.fromkeys(ps, 0.0)
     stack = [(expr, 1.0)]
     while stack:
         node, scale = stack.pop()
-        if node in out:
+        if node.is_Symbol and node in out:
             out[node] += scale
         elif node.is_Number:
             continue
@@ -196,13 +229,29 @@ def _numeric_coefficients(expr: sp.Basic, ps: frozenset[sp.Symbol],
             factor = 1.0
             for a in node.args:
                 if a.is_Number:
-                    if not (a.is_Rational or isinstance(a, sp.Float)):
+                    value = _float(a)
+                    if value is None:
                         return None  # oo, nan: leave them to the exact test
-                    factor *= float(a)
+                    factor *= value
             stack.append((dep[0], scale * factor))
         else:
             return None
     return list(out.values())
+
+
+def _float(number: sp.Basic) -> float | None:
+    """``float(number)`` for a finite Rational or Float (else None), bit for bit.
+
+    ``Number.__float__`` is ``to_float(number._as_mpf_val(53))``: the value correctly
+    rounded, which is also what one IEEE division of two exactly held integers gives.
+    """
+    if number.is_Rational:
+        p, q = number.p, number.q  # type: ignore[attr-defined]
+        if abs(p) < _EXACT and q < _EXACT:  # both exact doubles: IEEE division rounds once
+            return p / q  # type: ignore[no-any-return]
+    elif not isinstance(number, sp.Float):
+        return None
+    return float(to_float(number._as_mpf_val(53)))
 
 
 def _coefficients(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> list[sp.Basic]:

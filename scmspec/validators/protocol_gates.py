@@ -55,7 +55,8 @@ def _dtype_pairs(ctx: GateContext) -> list[dict[str, tuple[np.dtype, np.dtype]]]
     obs = [rep.obs.columns for rep in reps]
     both = [rep.obsint.columns for rep in reps]
     if all(v in o and v in i for o, i in zip(obs, both) for v in discrete):
-        a, b = _written_dtypes_all(obs, discrete), _written_dtypes_all(both, discrete)
+        typed = _written_dtypes_all(obs + both, discrete)  # one stacked matrix for all
+        a, b = typed[:len(obs)], typed[len(obs):]
         return [dict(zip(discrete, zip(x, y))) for x, y in zip(a, b)]
     out = []
     for o, i in zip(obs, both):
@@ -92,13 +93,11 @@ def _mask_problems(ctx: GateContext, r: int,
     if s.assigned.shape != (s.n, len(s.targets)) or tuple(s.targets) != tuple(plan.targets):
         yield "the intervention assignment does not match the target pool", ()
         return
-    per_row = s.assigned.sum(axis=1)
+    per_row = ctx.assignment_counts(r)[0]
     if not ((per_row == 0) | (per_row == plan.per_row)).all():
         yield f"some rows have a number of targets other than 0 or per_row = {plan.per_row}", ()
-    observed = np.array([t in wanted for t in s.targets], dtype=bool)
-    unmasked = per_row.astype(bool) & ~s.assigned[:, observed].any(axis=1)
-    if unmasked.any() and observed.all():  # latent targets are reported by the caller
-        yield f"{int(unmasked.sum())} intervened rows have no observed target to mask", ()
+    # Every intervened row has a target; when all targets are observed (latent ones are
+    # reported by the caller), each such row therefore has an observed target to mask.
     if proto is not None and s.targets and proto.n_int:
         want = (proto.n_int_obs, proto.n_int)
         got = (int((per_row == 0).sum()), int((per_row > 0).sum()))

@@ -66,18 +66,25 @@ def _depth(ctx: GateContext) -> int:
     resolved = ctx.compiled.resolved
     level: dict[str, int] = {}
     for v in resolved.order:
-        level[v] = max((level[p] + 1 for p in resolved.parents[v]), default=0)
+        ps = resolved.parents[v]
+        level[v] = 1 + max([level[p] for p in ps]) if ps else 0
     return max(level.values(), default=0)
 
 
 @GATES.register("graph_shape")
 def graph_shape(ctx: GateContext) -> Iterator[GateResult]:
-    """No isolated variables, a minimum depth, and (synthetic) at least ceil(0.8 d) edges."""
-    graph = ctx.compiled.resolved.graph
+    """No isolated variables, a minimum depth, and (synthetic) at least ceil(0.8 d) edges.
+
+    Degrees and the edge count are read from ``resolved.parents`` (each variable's
+    predecessors in the resolved graph, so the same numbers networkx would count).
+    """
+    resolved = ctx.compiled.resolved
+    graph, parents = resolved.graph, resolved.parents
     card = ctx.compiled.card
-    d, m = graph.number_of_nodes(), graph.number_of_edges()
+    d, m = graph.number_of_nodes(), sum(map(len, parents.values()))
+    has_child = {p for ps in parents.values() for p in ps}
     ok = True
-    for v in (v for v in card.variables if graph.degree(v) == 0):
+    for v in (v for v in card.variables if not parents[v] and v not in has_child):
         ok = False
         yield make_result("graph_shape", "fail", f"{v!r} is isolated (no edge in or out; "
                           "threshold: degree >= 1); connect it to the graph or remove it",

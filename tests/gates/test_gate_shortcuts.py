@@ -2,8 +2,10 @@
 
 Gates share work (one stacked matrix, one correlation matrix, one transitive
 closure, one walk per equation) and skip work that cannot change a decision:
-``intervention_effect`` replays a full natural pass on replicate 0 only, and on
-later replicates recomputes just the targets still undecided. Each test here runs
+``intervention_effect`` replays the natural values of the intervened rows on replicate 0
+only (every stream drawn in full, the mechanisms evaluated on those rows; a leak is
+confirmed on a whole natural pass), and on later replicates recomputes just the targets
+still undecided. Each test here runs
 the shortcut and the long way (or numpy's reference) and asserts the same answer;
 the first one pins the documented rule that bit-identity is checked on replicate 0.
 """
@@ -19,9 +21,11 @@ import pytest
 import sympy as sp
 
 from scmspec.build import Evaluated, ProtocolOverrides, evaluate, parse_all
+from scmspec.samplers.numpy_sampler import run_pass
+from scmspec.samplers.streams import Streams
 from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
 from scmspec.validators import intervention_gates as ig
-from scmspec.validators.base import reachability
+from scmspec.validators.base import count_assignment, reachability
 from scmspec.validators.mechanisms import (
     _coefficients,
     _is_accumulation,
@@ -110,6 +114,84 @@ def test_later_replicates_decide_as_a_full_replay_would(
     if "bernoulli" in text:
         res = failure(fast)
         assert res.variables == ("x",) and "of its 500 rows" in res.detail
+
+
+@pytest.mark.parametrize("text", [
+    card(LEAKY, LEAKY_EDGES),
+    card(STUCK, STUCK_EDGES),
+    GOOD,
+    card(extra="interventions: {per_row: 2}"),
+    card(extra='selection: {condition: "a > -1"}'),
+], ids=["leaky", "undecided", "decided", "nested", "selection"])
+def test_replaying_only_the_intervened_rows_decides_as_a_whole_pass_would(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    done = _evaluated(tmp_path, text, replicates=3)
+    leaky = "w" in done.scm.plan.columns  # LEAKY: leak w into four rows, as a bug would
+    reps = (_tampered(done.replicates[0], "w"),) + done.replicates[1:] if leaky else None
+    fast = _effect(done, reps)
+    with monkeypatch.context() as m:  # every replay a whole natural pass
+        m.setattr(ig, "rowwise", lambda plan, structured=(): False)
+        slow = _effect(done, reps)
+    assert [(r.status, r.detail, r.statistic) for r in fast] == [
+        (r.status, r.detail, r.statistic) for r in slow]
+
+
+def test_a_leak_through_stream_consumption_is_caught(tmp_path: Path) -> None:
+    """A sampler bug that makes w's stream skip one draw on x's rows shifts w there."""
+    done = _evaluated(tmp_path, card(LEAKY, LEAKY_EDGES), replicates=1)
+    rep, proto = done.replicates[0], done.protocol
+    s = rep.obsint
+    rng = Streams(proto.seed, done.scm.plan.card_id, "obsint", 0).generator("w")
+    rng.standard_normal(1)  # the one extra draw the bug consumes
+    shifted = rng.standard_normal(s.n)  # w is normal(0, 1): its value is the draw
+    rows = np.flatnonzero(s.assigned.any(axis=1))
+    w = s.columns["w"].copy()
+    w[rows] = shifted[rows]
+    buggy = replace(rep, obsint=replace(s, columns={**s.columns, "w": w}))
+    res = failure(_effect(done, (buggy,)))
+    assert res.variables == ("w",) and res.statistic == rows.size == 200
+    assert "'w' is not a descendant of the targets of 200 intervened rows" in res.detail
+
+
+def test_a_leak_is_confirmed_on_a_whole_pass_before_it_is_reported(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rows-only replay that disagrees with the data is checked against run_pass."""
+    done = _evaluated(tmp_path, card(LEAKY, LEAKY_EDGES), replicates=1)
+    replay, passes = ig.natural_rows, []
+
+    w = [s.name for s in done.scm.plan.steps].index("w")
+
+    def wrong(*args: object) -> np.ndarray:
+        table = replay(*args)  # type: ignore[arg-type]
+        table[w, :3] += 1.0  # w off on three rows: what a faulty replay would show
+        return table
+
+    def counted(*args: object, **kwargs: object) -> dict[str, np.ndarray]:
+        passes.append(args[1])
+        return run_pass(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ig, "natural_rows", wrong)
+    monkeypatch.setattr(ig, "run_pass", counted)
+    (ok,) = _effect(done)
+    assert ok.status == "pass" and passes == [1000]
+
+
+def test_context_reach_and_assignment_counts_match_the_long_way(tmp_path: Path) -> None:
+    done = _evaluated(tmp_path, card(extra="interventions: {per_row: 2}"), replicates=2)
+    ctx = GateContext(done.scm.compiled, done.replicates, protocol=done.protocol)
+    index, closure = ctx.reach
+    names = [s.name for s in done.scm.plan.steps]
+    assert list(index) == names
+    assert (closure == reachability(done.scm.compiled.resolved.graph, names)).all()
+    for r, rep in enumerate(done.replicates):
+        per_row, per_target = ctx.assignment_counts(r)
+        assert per_row.tolist() == rep.obsint.assigned.sum(axis=1).tolist()
+        assert per_target.tolist() == rep.obsint.assigned.sum(axis=0).tolist()
+    rng = np.random.default_rng(0)
+    for shape in [(0, 3), (5, 0), (7, 1), (40, 9)]:
+        a = rng.random(shape) < 0.3
+        rows, cols = count_assignment(a)
+        assert rows.tolist() == a.sum(axis=1).tolist() and cols.tolist() == a.sum(axis=0).tolist()
 
 
 def test_reachability_given_a_topological_order_matches_the_sort() -> None:
