@@ -49,6 +49,7 @@ _ORDER = (("event_draw", _RANDOM), ("threshold", _THRESHOLD), ("saturating", _SA
           ("trig", _TRIG), ("exp_log", _EXP_LOG), ("multiplicative", frozenset({"ratio"})),
           ("polynomial", frozenset({"power"})))
 _AFFINE_OPS = frozenset({"Add", "Mul"})
+_ROUNDING = frozenset({"round", "floor", "ceiling"})  # sympy's names (ceil -> ceiling)
 # A numeric coefficient further than this from +-1 cannot be the stock's +1 or a +-1 flow.
 _NOT_UNIT = 1e-6
 _EXACT = 2**53  # integers below this are held exactly by a double
@@ -313,25 +314,31 @@ def affine_in(expr: sp.Basic, ps: Iterable[sp.Symbol]) -> bool:
 
 
 def copied_parent(expr: sp.Basic, parents: tuple[str, ...]) -> tuple[str, str] | None:
-    """``(parent, 'alias' | 'unit conversion')`` when the equation is affine in one parent.
+    """``(parent, kind)`` when the equation is one parent, affine or rounded-affine in it.
 
-    An alias is the parent itself; a unit conversion is ``a * parent + b``.
+    An alias is the parent itself; a unit conversion is ``a * parent + b``; a
+    rounded unit conversion is ``round``, ``floor`` or ``ceil`` of one (a value
+    reported in whole units of another scale).
 
     Example:
         >>> x = sp.Symbol("x", real=True)
-        >>> [copied_parent(e, ("x",)) for e in (1.8 * x + 32, x, x**2)]
-        [('x', 'unit conversion'), ('x', 'alias'), None]
+        >>> [copied_parent(e, ("x",)) for e in (1.8 * x + 32, x, x**2, sp.floor(x / 100))]
+        [('x', 'unit conversion'), ('x', 'alias'), None, ('x', 'rounded unit conversion')]
     """
     ps = _parent_symbols(tuple(parents))
     if len(ps) != 1:
         return None
-    ops = _dependent_nodes(expr, ps)  # one walk answers both questions
+    (p,) = ps
+    rounded = getattr(expr.func, "__name__", "") in _ROUNDING and len(expr.args) == 1
+    inner = expr.args[0] if rounded else expr
+    ops = _dependent_nodes(inner, ps)  # one walk answers both questions
     if ops & _RANDOM:
         return None
-    (p,) = ps
-    if expr == p:
-        return p.name, "alias"
-    return (p.name, "unit conversion") if ops <= _AFFINE_OPS else None
+    if inner == p:
+        return p.name, "rounded unit conversion" if rounded else "alias"
+    if ops <= _AFFINE_OPS:
+        return p.name, "rounded unit conversion" if rounded else "unit conversion"
+    return None
 
 
 def top_level_clip(expr: sp.Basic) -> tuple[float | None, float | None]:

@@ -96,6 +96,11 @@ def test_near_copy_names_a_unit_conversion(tmp_path: Path) -> None:
     assert "n = 1000" in res.detail
 
 
+def test_near_copy_names_a_rounded_unit_conversion(tmp_path: Path) -> None:
+    res = failure(gate(tmp_path, _pair("round(100 * x)"), "near_copy"))
+    assert "'y' is a rounded unit conversion of 'x'" in res.detail
+
+
 def test_near_copy_names_an_alias_and_justification_downgrades(tmp_path: Path) -> None:
     text = _pair("x")
     res = failure(gate(tmp_path, text, "near_copy"))
