@@ -14,6 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 import sympy as sp
+from sympy.logic.boolalg import ITE, simplify_logic
+from sympy.printing.numpy import NumPyPrinter
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.load import SourceMap
@@ -22,6 +24,10 @@ from scmspec.samplers.plan import Block, Evaluate, Plan, Step
 
 _NUMPY_FUNCS = {name: e.numpy for name, e in FUNCTIONS.items() if e.numpy is not None}
 _RANDOM = {name for name, e in FUNCTIONS.items() if e.random}
+# What lambdify gives its default printer: our functions by their own names.
+_PRINTER_SETTINGS = {"fully_qualified_modules": False, "inline": True,
+                     "allow_unknown_functions": True,
+                     "user_functions": {k: k for k in _NUMPY_FUNCS}}
 
 
 def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
@@ -109,7 +115,8 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
     safe = [sp.Symbol(f"_p{i}", real=True) for i in range(len(parents))]
     expr = expr.xreplace({sp.Symbol(p, real=True): a for p, a in zip(parents, safe)})
     args = safe + uniforms
-    raw = sp.lambdify(args, expr, modules=[_NUMPY_FUNCS, "numpy"], cse=False, docstring_limit=0)
+    raw = sp.lambdify(args, expr, modules=[_NUMPY_FUNCS, "numpy"], cse=False, docstring_limit=0,
+                      printer=_WherePrinter(_PRINTER_SETTINGS))
     if _float_in_float_out(expr):
         return raw  # the sampler calls this once per node
 
@@ -118,6 +125,30 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
         return np.asarray(raw(*arrays), dtype=float)
 
     return evaluate
+
+
+class _WherePrinter(NumPyPrinter):
+    """NumPy code with ``Piecewise`` as nested ``numpy.where`` rather than ``numpy.select``.
+
+    Both pick, row by row, the first piece whose condition holds, from the same
+    computed branches, so the values are the same bits; ``where`` skips ``select``'s
+    list handling and broadcasting (about 4 against 31 us per call on 1000 rows), and
+    thresholds, regimes and indicators are everywhere in cards.
+    """
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        where = self._module_format(self._module + ".where")
+        out = self._print(sp.nan)  # no piece holds: NaN, as select's default
+        for piece in reversed(expr.args):
+            value = self._print(piece.expr)
+            cond = piece.cond
+            if cond == sp.true:
+                out = value
+                continue
+            if cond.has(ITE):  # as NumPyPrinter does: an if-then-else inside a condition
+                cond = simplify_logic(cond)
+            out = f"{where}({self._print(cond)}, {value}, {out})"
+        return out
 
 
 # Expression nodes whose numpy lowering maps float64 arrays to float64 arrays. An
