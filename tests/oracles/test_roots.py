@@ -60,10 +60,16 @@ ROOTS: dict[str, tuple[dict[str, Any], tuple[float, float, float]]] = {
         "w": MIX["weights"], "m": MIX["means"], "s": MIX["sds"]})),
     "r_poisson": ({"kind": "poisson", "rate": 3.5}, scipy_moments(stats.poisson(3.5))),
     "r_bernoulli": ({"kind": "bernoulli", "p": 0.3}, scipy_moments(stats.bernoulli(0.3))),
+    "r_negbin": ({"kind": "negative_binomial", "mean": 4.0, "dispersion": 1.5},
+                 scipy_moments(stats.nbinom(1.5, 1.5 / (1.5 + 4.0)))),
+    "r_zip": ({"kind": "zero_inflated_poisson", "rate": 3.0, "zero_prob": 0.4}, scipy_moments(
+        stats.rv_discrete(values=(np.arange(80), 0.6 * stats.poisson(3.0).pmf(np.arange(80))
+                                  + 0.4 * (np.arange(80) == 0))))),
     "r_categorical": ({"kind": "categorical", "probs": CATEGORICAL}, scipy_moments(
         stats.rv_discrete(values=([0, 1, 2], CATEGORICAL)))),
 }
 KINDS = {"r_poisson": {"kind": "count"}, "r_bernoulli": {"kind": "binary"},
+         "r_negbin": {"kind": "count"}, "r_zip": {"kind": "count"},
          "r_categorical": {"kind": "categorical", "levels": ["a", "b", "c"]}}
 
 
@@ -108,7 +114,8 @@ def test_copula_marginals_match_the_closed_form(coupled: dict[str, np.ndarray], 
     check_marginal(coupled[name], ROOTS[name][1], f"{name} (ppf in a copula block)")
 
 
-@pytest.mark.parametrize("name", ["r_poisson", "r_bernoulli", "r_categorical"])
+@pytest.mark.parametrize("name", ["r_poisson", "r_bernoulli", "r_categorical", "r_negbin",
+                                  "r_zip"])
 def test_discrete_roots_give_integer_codes(direct: dict[str, np.ndarray],
                                            coupled: dict[str, np.ndarray], name: str) -> None:
     for x in (direct[name], coupled[name]):

@@ -231,6 +231,59 @@ class PoissonRoot(RootBase):
         return (0.0, np.inf)
 
 
+@ROOTS.register("negative_binomial")
+class NegativeBinomialRoot(RootBase):
+    """Overdispersed counts: mean ``mean``, variance mean + mean^2 / dispersion.
+
+    The gamma-Poisson mixture: each unit has its own Poisson rate, gamma-distributed
+    with shape ``dispersion``; small dispersion means bursty counts (calls, incidents,
+    defects per shift), large dispersion tends to Poisson.
+    """
+
+    kind: Literal["negative_binomial"] = "negative_binomial"
+    mean: Positive
+    dispersion: Positive
+    discrete: ClassVar[bool] = True
+
+    def _p(self) -> float:
+        return self.dispersion / (self.dispersion + self.mean)
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array:
+        return rng.negative_binomial(self.dispersion, self._p(), n).astype(float)
+
+    def ppf(self, u: Array) -> Array:
+        return stats.nbinom.ppf(u, self.dispersion, self._p())
+
+    def support(self) -> tuple[float, float]:
+        return (0.0, np.inf)
+
+
+@ROOTS.register("zero_inflated_poisson")
+class ZeroInflatedPoissonRoot(RootBase):
+    """Counts that are structurally zero with probability ``zero_prob``, else Poisson(rate).
+
+    For processes that are off for part of the population (a machine that did not run,
+    a clinic closed that day) and count events when on.
+    """
+
+    kind: Literal["zero_inflated_poisson"] = "zero_inflated_poisson"
+    rate: Positive
+    zero_prob: Annotated[float, Field(ge=0, lt=1)]
+    discrete: ClassVar[bool] = True
+
+    def draw(self, rng: np.random.Generator, n: int) -> Array:
+        return self.ppf(rng.random(n))
+
+    def ppf(self, u: Array) -> Array:
+        # P(X <= k) = z + (1 - z) F(k): below z the structural zero, above it the
+        # Poisson quantile of the rescaled level.
+        on = (np.asarray(u, dtype=float) - self.zero_prob) / (1.0 - self.zero_prob)
+        return np.where(on <= 0, 0.0, stats.poisson.ppf(np.clip(on, 0.0, 1.0), self.rate))
+
+    def support(self) -> tuple[float, float]:
+        return (0.0, np.inf)
+
+
 @ROOTS.register("categorical")
 class CategoricalRoot(RootBase):
     """Level codes 0..k-1 with the given probabilities (in the variable's level order)."""
@@ -370,8 +423,9 @@ class ZipfRoot(RootBase):
 RootSpec = Annotated[
     Union[
         UniformRoot, NormalRoot, TruncatedNormalRoot, LognormalRoot, GammaRoot, BetaRoot,
-        ExponentialRoot, GumbelRoot, BernoulliRoot, PoissonRoot, CategoricalRoot, OrdinalRoot,
-        GaussianMixtureRoot, MultinomialRoot, ZipfRoot,
+        ExponentialRoot, GumbelRoot, BernoulliRoot, PoissonRoot, NegativeBinomialRoot,
+        ZeroInflatedPoissonRoot, CategoricalRoot, OrdinalRoot, GaussianMixtureRoot,
+        MultinomialRoot, ZipfRoot,
     ],
     Field(discriminator="kind"),
 ]
