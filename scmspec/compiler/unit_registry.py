@@ -40,6 +40,19 @@ COUNT_NOUNS = (
     "click", "job", "task", "shipment", "defect", "failure", "death", "birth", "infection",
     "dose", "tablet", "animal", "plant", "school", "unit_count",
 )
+# Astronomical units pint lacks: IAU 2015 Resolution B3 nominal values (solar and
+# planetary radii, solar luminosity, mass parameters divided by CODATA 2018 G) and the
+# jansky (IAU). Magnitudes are logarithms, hence dimensionless, not units.
+ASTRONOMICAL = (
+    "solar_mass = 1.98841e30 * kilogram = M_sun",
+    "solar_radius = 6.957e8 * meter = R_sun",
+    "solar_luminosity = 3.828e26 * watt = L_sun",
+    "earth_mass = 5.97217e24 * kilogram = M_earth",
+    "earth_radius = 6.3781e6 * meter = R_earth",
+    "jupiter_mass = 1.89812e27 * kilogram = M_jup",
+    "jupiter_radius = 7.1492e7 * meter = R_jup",
+    "jansky = 1e-26 * watt / meter ** 2 / hertz = Jy",
+)
 MAX_UNIT_CHARS = 100
 MAX_EXPONENT = 12
 # Names, digits, * / ** ^ ( ) spaces, '.', '%' and '-' (for s**-1): nothing else reaches pint.
@@ -67,6 +80,9 @@ def registry() -> Ureg:
     for noun in COUNT_NOUNS:
         if noun not in ureg:  # never shadow a pint unit
             ureg.define(f"{noun} = count")
+    for definition in ASTRONOMICAL:
+        if definition.split(" =", 1)[0] not in ureg:
+            ureg.define(definition)
     return ureg
 
 

@@ -101,7 +101,8 @@ def test_an_unknown_constant_unit_is_reported_at_the_constant() -> None:
 
 @pytest.mark.parametrize("unit", ["hPa", "J/(kg*K)", "m/s**2", "1/day", "USD/person", "EUR",
                                   "persons/day", "patients", "percent", "dimensionless",
-                                  "delta_degC", "degC", "m**0.5", "kg m^-3", "unit_count"])
+                                  "delta_degC", "degC", "m**0.5", "kg m^-3", "unit_count",
+                                  "M_sun", "R_earth", "L_sun", "mJy", "au", "kpc"])
 def test_operational_units_parse(unit: str) -> None:
     assert isinstance(parse_unit(unit), Dim)
     compile_text(card({"x": unit}))
@@ -427,3 +428,27 @@ def _timed(fn: object) -> float:
     start = time.perf_counter()
     fn()  # type: ignore[operator]
     return time.perf_counter() - start
+
+
+def test_keplers_third_law_in_astronomical_units_checks_and_converts() -> None:
+    """a^3 = G M P^2 / (4 pi^2) in au, M_sun and day: consistent only through constants
+    that carry the conversions; the same law without them is a scale mismatch."""
+    from scmspec.compiler.unit_registry import registry
+
+    ureg = registry()
+    assert (1 * ureg.M_sun).to("kg").magnitude == pytest.approx(1.98841e30)
+    assert (1 * ureg.Jy).to("W/m**2/Hz").magnitude == pytest.approx(1e-26)
+    law = ("  star_mass: {meaning: m, unit: M_sun, distribution: {kind: uniform, low: 0.5, "
+           "high: 1.5}}\n"
+           "  period: {meaning: p, unit: day, distribution: {kind: uniform, low: 1, high: 30}}\n"
+           "  a: {meaning: a, unit: au, equation: \"(k * star_mass * period**2)**(1/3)\"}\n")
+    edges = ("edges:\n  - {from: star_mass, to: a, reason: r}\n"
+             "  - {from: period, to: a, reason: r}\n")
+    head = "id: kepler\ntitle: t\nfamily: formula\ndomain: astronomy\n"
+    good = head + ("constants:\n  k: {value: 7.496e-6, unit: au**3/(M_sun*day**2), "
+                   "meaning: G / (4 pi^2) in these units}\nvariables:\n") + law + edges
+    compile_text(good)
+    bad = good.replace("unit: au**3/(M_sun*day**2)", "unit: m**3/(kg*s**2)")
+    with pytest.raises(UnitError) as err:
+        compile_text(bad)
+    assert err.value.diagnostics[0].code.startswith("SCM40")
