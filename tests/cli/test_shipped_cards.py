@@ -249,3 +249,15 @@ def test_library_quality_bar_no_unjustified_warning_and_no_copies(out: Path) -> 
                 assert " alias of " not in g["detail"], (cid, g["detail"])
         notes = scmspec.load(_card_ids()[cid]).card.justifications
         assert not isinstance(notes.get("near_copy"), str), f"{cid}: scope near_copy to pairs"
+
+
+@pytest.mark.parametrize("seed", [1, 17])
+def test_every_card_is_released_under_other_seeds(tmp_path: Path, seed: int) -> None:
+    """Cards are written for their model, not for seed 0: a user's seed must not turn a
+    tail value or a weak effect into a rejection (ranges, near copies, interventions)."""
+    _compile(ROOT, "cards", "--out", str(tmp_path / "data"), "--seed", str(seed),
+             "--workers", "2")
+    manifest = json.loads((tmp_path / "data" / "manifest.json").read_text(encoding="utf-8"))
+    bad = {e["id"]: e["gates_failed"] or e["diagnostics"] for e in manifest["scms"]
+           if e["status"] != "released"}
+    assert not bad, bad
