@@ -24,13 +24,19 @@ from scmspec.compiler.pipeline import CompiledCard, compile_card
 from scmspec.compiler.spec import Card, ProtocolSpec
 from scmspec.errors import CardError, Diagnostic, SamplingError, Span
 from scmspec.limits import current_limits
-from scmspec.outputs import (AtomicFolder, clean_temporaries, file_hashes, remove_stale,
-                             write_csv, write_json, write_manifest)
+from scmspec.outputs import (
+    AtomicFolder,
+    clean_temporaries,
+    file_hashes,
+    remove_stale,
+    write_csv,
+    write_json,
+    write_manifest,
+)
 from scmspec.samplers import numpy_sampler
 from scmspec.scm import SCM
 from scmspec.synthetic import build_hooks as synthetic_hooks
-from scmspec.validators import (GateContext, GateResult, ReplicateData, run_gates,
-                                run_pool_gates)
+from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates, run_pool_gates
 
 CARD_SUFFIXES = (".yaml", ".yml")
 GRID_SUFFIXES = (".grid.yaml", ".grid.yml")
@@ -270,7 +276,8 @@ def _summary(scm: SCM, proto: ProtocolSpec) -> dict[str, Any]:
     return {
         "family": card.family, "domain": card.domain, "title": card.title,
         "d": len(scm.plan.columns), "d_total": len(card.variables),
-        "edges": int(adj.to_numpy().sum()), "edges_total": scm.compiled.resolved.graph.number_of_edges(),
+        "edges": int(adj.to_numpy().sum()),
+        "edges_total": scm.compiled.resolved.graph.number_of_edges(),
         "targets": list(scm.plan.targets), "tags": list(card.tags),
         "n": {"obs": proto.n_obs, "obsint_obs": proto.n_int_obs, "obsint_int": proto.n_int},
         "replicates": proto.replicates, "seed": proto.seed, **synthetic_hooks.summary(card),
@@ -323,7 +330,8 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
 
 def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides) -> dict[str, Any]:
     entries = sorted((r.to_json() for r in results), key=lambda e: (e["id"] or "", e["card"]))
-    counts = {s: sum(1 for r in results if r.status == s) for s in ("released", "rejected", "failed")}
+    counts = {s: sum(1 for r in results if r.status == s)
+              for s in ("released", "rejected", "failed")}
     return {"format": "scmspec.manifest/1", "scmspec_version": __version__,
             "overrides": {k: v for k, v in overrides.__dict__.items() if v is not None},
             "counts": counts, "scms": entries}

@@ -98,7 +98,7 @@ class LowerError(CardError):
 
 
 class SamplingError(CardError):
-    """Sampling failed for a reason the card author can fix (e.g. selection accepts too few rows)."""
+    """Sampling failed for a reason the card author can fix (a selection accepting too few rows)."""
 
 
 class InternalError(ScmspecError):

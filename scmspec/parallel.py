@@ -24,8 +24,16 @@ from pathlib import Path
 
 from scmspec import incremental
 from scmspec.api import LoadedCard
-from scmspec.build import (CardResult, ProtocolOverrides, build_one, compile_pool, discover,
-                           manifest, parse_all, pool_gates)
+from scmspec.build import (
+    CardResult,
+    ProtocolOverrides,
+    build_one,
+    compile_pool,
+    discover,
+    manifest,
+    parse_all,
+    pool_gates,
+)
 from scmspec.compiler.pipeline import CompiledCard
 from scmspec.errors import Diagnostic, Span
 from scmspec.outputs import clean_temporaries, remove_stale, write_manifest

@@ -19,7 +19,8 @@ from pydantic import TypeAdapter
 from scmspec.compiler.kinds.interventions import HandlerBase, HandlerSpec
 from scmspec.compiler.pipeline import CompiledCard
 from scmspec.samplers import numpy_sampler
-from scmspec.samplers.plan import Plan, do as plan_do, with_handlers
+from scmspec.samplers.plan import Plan
+from scmspec.samplers.plan import do as plan_do
 from scmspec.samplers.streams import Streams
 
 _HANDLER = TypeAdapter(HandlerSpec)

@@ -11,9 +11,18 @@ import traceback
 
 import typer
 
-from scmspec.cli import compile_cmd, render_cmd, report_cmd, schema_cmd, validate_cmd
-from scmspec.cli import baseline_cmd, export_cmd, score_cmd, synth_cmd
-from scmspec.cli import new_cmd
+from scmspec.cli import (
+    baseline_cmd,
+    compile_cmd,
+    export_cmd,
+    new_cmd,
+    render_cmd,
+    report_cmd,
+    schema_cmd,
+    score_cmd,
+    synth_cmd,
+    validate_cmd,
+)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Compile structural-causal-model cards into samplers, datasets and gates.")

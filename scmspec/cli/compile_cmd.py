@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,22 +16,22 @@ from scmspec.progress import card_progress, wanted
 def compile_command(
     paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)")],
     out: Annotated[Path, typer.Option("--out", "-o", help="output folder")] = Path("data"),
-    seed: Annotated[Optional[int], typer.Option(help="override every card's seed")] = None,
-    n_obs: Annotated[Optional[int], typer.Option(help="rows of the obs split")] = None,
-    n_int_obs: Annotated[Optional[int], typer.Option(help="observational rows of obs+int")] = None,
-    n_int: Annotated[Optional[int], typer.Option(help="interventional rows of obs+int")] = None,
-    replicates: Annotated[Optional[int], typer.Option(help="replicates per card")] = None,
+    seed: Annotated[int | None, typer.Option(help="override every card's seed")] = None,
+    n_obs: Annotated[int | None, typer.Option(help="rows of the obs split")] = None,
+    n_int_obs: Annotated[int | None, typer.Option(help="observational rows of obs+int")] = None,
+    n_int: Annotated[int | None, typer.Option(help="interventional rows of obs+int")] = None,
+    replicates: Annotated[int | None, typer.Option(help="replicates per card")] = None,
     gates: Annotated[bool, typer.Option(help="run the release gates")] = True,
-    select: Annotated[Optional[str], typer.Option(
+    select: Annotated[str | None, typer.Option(
         help="grid cards: compile a slice, e.g. 'graph=collider_rich,d=30'")] = None,
     workers: Annotated[int, typer.Option("--workers", "-j", min=1,
                                          help="local worker processes")] = 1,
     executor: Annotated[str, typer.Option(help="local | dask (docs/scaling.md)")] = "local",
-    scheduler: Annotated[Optional[str], typer.Option(
+    scheduler: Annotated[str | None, typer.Option(
         help="Dask scheduler address, e.g. tcp://host:8786")] = None,
     force: Annotated[bool, typer.Option(help="rebuild even unchanged cards")] = False,
     prune: Annotated[bool, typer.Option(help="delete output folders no card produces")] = False,
-    progress: Annotated[Optional[bool], typer.Option(
+    progress: Annotated[bool | None, typer.Option(
         help="progress bar (default: only on a terminal)")] = None,
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""

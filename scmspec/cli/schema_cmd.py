@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -11,7 +11,7 @@ from scmspec.compiler.validate import export_schema
 
 
 def schema_command(
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="write to FILE")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="write to FILE")] = None,
 ) -> None:
     """Print (or write) the JSON Schema of cards; docs/card.schema.json is its committed copy."""
     text = export_schema()

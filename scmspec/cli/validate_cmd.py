@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -16,7 +16,7 @@ from scmspec.validate_cards import validate_paths
 def validate_command(
     paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)")],
     as_json: Annotated[bool, typer.Option("--json", help="emit JSON records")] = False,
-    seed: Annotated[Optional[int], typer.Option(help="override every card's seed")] = None,
+    seed: Annotated[int | None, typer.Option(help="override every card's seed")] = None,
     replicates: Annotated[int, typer.Option(help="replicates to sample for data gates")] = 1,
 ) -> None:
     """Check every card: schema, graph, units, then sampled data against the gates."""

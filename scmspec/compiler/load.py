@@ -83,7 +83,8 @@ def load(path: Path | str, limits: Limits | None = None) -> tuple[Any, SourceMap
         >>> p = os.path.join(tempfile.mkdtemp(), "c.yaml")
         >>> _ = open(p, "w").write("id: demo\\nvariables:\\n  x: {unit: m}\\n")
         >>> data, smap = load(p)
-        >>> data["variables"]["x"]["unit"], str(smap.spans[("variables", "x", "unit")]).split(":")[1:]
+        >>> unit_span = smap.spans[("variables", "x", "unit")]
+        >>> data["variables"]["x"]["unit"], str(unit_span).split(":")[1:]
         ('m', ['3', '13'])
     """
     limits = limits or current_limits()
@@ -92,7 +93,8 @@ def load(path: Path | str, limits: Limits | None = None) -> tuple[Any, SourceMap
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise LoadError([_diag("SCM101", f"cannot read card: {exc.strerror}", Span(name, 1, 1))])
+        raise LoadError([_diag("SCM101", f"cannot read card: {exc.strerror}",
+                               Span(name, 1, 1))]) from None
     return load_text(raw, name, limits)
 
 
@@ -115,9 +117,10 @@ def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tupl
         if context and where is not None and mark is not None and where.line != mark.line:
             problem += f" ({context} that starts on line {where.line + 1})"
         raise LoadError([_diag("SCM103", f"YAML syntax error: {problem}", span,
-                               "check indentation, colons and quoting near this position")])
+                               "check indentation, colons and quoting near this position")]
+                        ) from None
     except RecursionError:
-        raise LoadError([_diag("SCM104", "YAML nesting is too deep", Span(name, 1, 1))])
+        raise LoadError([_diag("SCM104", "YAML nesting is too deep", Span(name, 1, 1))]) from None
     if root is None:
         raise LoadError([_diag("SCM105", "card is empty", Span(name, 1, 1),
                                "start from `scmspec new NAME`")])
@@ -139,7 +142,7 @@ def _decode(raw: bytes | str, name: str) -> str:
         line = raw[: exc.start].count(b"\n") + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise LoadError([_diag("SCM107", f"card is not UTF-8 text (byte 0x{raw[exc.start]:02x})",
-                               Span(name, line, col), "save the file as UTF-8")])
+                               Span(name, line, col), "save the file as UTF-8")]) from None
 
 
 def _diag(code: str, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:

@@ -37,7 +37,8 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
         >>> from scmspec.compiler.spec import Card
         >>> from scmspec.compiler.resolve import resolve
         >>> card = Card.model_validate({"id": "a", "title": "t", "family": "semantic",
-        ...     "domain": "d", "variables": {"x": {"meaning": "m", "distribution": {"kind": "normal"}},
+        ...     "domain": "d", "variables": {
+        ...     "x": {"meaning": "m", "distribution": {"kind": "normal"}},
         ...     "y": {"meaning": "m", "equation": "2 * x + 1"}},
         ...     "edges": [{"from": "x", "to": "y", "reason": "r"}]})
         >>> plan = lower(resolve(card, SourceMap("a.yaml")))

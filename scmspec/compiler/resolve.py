@@ -56,7 +56,8 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     Example:
         >>> from scmspec.compiler.load import SourceMap
         >>> card = Card.model_validate({"id": "a", "title": "t", "family": "semantic",
-        ...     "domain": "d", "variables": {"x": {"meaning": "m", "distribution": {"kind": "normal"}},
+        ...     "domain": "d", "variables": {
+        ...     "x": {"meaning": "m", "distribution": {"kind": "normal"}},
         ...     "y": {"meaning": "m", "equation": "2 * x"}},
         ...     "edges": [{"from": "x", "to": "y", "reason": "r"}]})
         >>> r = resolve(card, SourceMap("a.yaml"))

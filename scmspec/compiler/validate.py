@@ -27,7 +27,8 @@ def validate(data: Any, smap: SourceMap) -> Card:
     Example:
         >>> from scmspec.compiler.load import load_text
         >>> data, smap = load_text("id: x\\ntitle: t\\nfamily: semantic\\ndomain: d\\n"
-        ...                        "variables: {a: {meaning: m, distribution: {kind: normal}}}", "c.yaml")
+        ...                        "variables: {a: {meaning: m, distribution: {kind: normal}}}",
+        ...                        "c.yaml")
         >>> validate(data, smap).variables["a"].distribution.kind
         'normal'
     """
