@@ -224,8 +224,8 @@ class _Builder:
     def _Compare(self, node: ast.Compare, depth: int) -> Any:
         nodes = [node.left, *node.comparators]
         named = [n for n in nodes if isinstance(n, ast.Name)]
-        terms = [self._level(n, named, node, depth) if _is_text(n) else self.build(n, depth)
-                 for n in nodes]
+        terms = [self._level(n, named, node) if isinstance(n, ast.Constant) and _is_text(n)
+                 else self.build(n, depth) for n in nodes]
         parts = []
         for op, a, b in zip(node.ops, terms, terms[1:]):
             rel = _COMPARE.get(type(op))
@@ -235,8 +235,7 @@ class _Builder:
             parts.append(rel(a, b))
         return parts[0] if len(parts) == 1 else sp.And(*parts)
 
-    def _level(self, text: ast.Constant, named: list[ast.Name], compare: ast.Compare,
-               depth: int) -> Any:
+    def _level(self, text: ast.Constant, named: list[ast.Name], compare: ast.Compare) -> Any:
         """A level name in a comparison: the code of that level of the compared variable."""
         owners = [n.id for n in named if n.id in self.levels]
         if len(owners) != 1:
@@ -259,7 +258,7 @@ class _Builder:
             raise self.fail(compare, f"{var!r} is categorical: its levels have no order",
                             "compare categories with == or !=; declare kind: ordinal if the "
                             "levels are ordered")
-        return sp.Integer(codes[text.value])
+        return sp.Integer(codes[str(text.value)])
 
     def _BoolOp(self, node: ast.BoolOp, depth: int) -> Any:
         values = [_condition(self.build(v, depth)) for v in node.values]

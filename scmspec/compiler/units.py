@@ -75,7 +75,7 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
 def _check_lets(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap,
                 bag: DiagnosticBag) -> set[str]:
     """Check each let on its own, reported at the let; the names of those that fail."""
-    broken = set()
+    broken: set[str] = set()
     for name, expr in resolved.lets.items():
         before = len(bag.items)
         text = resolved.card.let[name].equation
