@@ -18,9 +18,19 @@ def validate_command(
     as_json: Annotated[bool, typer.Option("--json", help="emit JSON records")] = False,
     seed: Annotated[int | None, typer.Option(help="override every card's seed")] = None,
     replicates: Annotated[int, typer.Option(help="replicates to sample for data gates")] = 1,
+    n_obs: Annotated[int | None, typer.Option(help="rows of the obs split")] = None,
+    n_int_obs: Annotated[int | None, typer.Option(help="observational rows of obs+int")] = None,
+    n_int: Annotated[int | None, typer.Option(
+        help="interventional rows of obs+int (large values stress ranges in the tails)")] = None,
 ) -> None:
-    """Check every card: schema, graph, units, then sampled data against the gates."""
-    reports = validate_paths(paths, ProtocolOverrides(seed=seed, replicates=replicates))
+    """Check every card: schema, graph, units, then sampled data against the gates.
+
+    Large splits (``--n-obs 200000 --n-int 100000``) are a tail check: the ranges,
+    near-copy and intervention gates then see what a pool of many datasets will see.
+    """
+    overrides = ProtocolOverrides(seed=seed, replicates=replicates, n_obs=n_obs,
+                                  n_int_obs=n_int_obs, n_int=n_int)
+    reports = validate_paths(paths, overrides)
     if as_json:
         echo(json.dumps([rec for r in reports for rec in r.records()], indent=2))
     else:

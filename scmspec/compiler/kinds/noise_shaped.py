@@ -81,12 +81,17 @@ class RFFHeteroskedasticNoise(NoiseBase, RandomFeatureFields):
 
 @NOISE.register("quantised")
 class QuantisedNoise(NoiseBase):
-    """step * round((f + e) / step), e ~ N(0, sd): Gaussian-noisy values on a grid."""
+    """step * round((f + e) / step), e ~ N(0, sd): Gaussian-noisy values on a grid.
+
+    ``low`` (optional) is the smallest value the grid reports: a self-reported time
+    or count is never below 0, whatever the noise drew.
+    """
 
     kind: Literal["quantised"] = "quantised"
     mode: Literal["additive"] = "additive"
     step: Positive
     sd: Positive
+    low: float | None = Field(None, description="smallest reported value (e.g. 0)")
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
         return rng.normal(0.0, self.sd, n)
@@ -94,7 +99,8 @@ class QuantisedNoise(NoiseBase):
     def apply(self, f: Array, eps: Array | None,
               parents: Mapping[str, Array] | None = None) -> Array:
         assert eps is not None
-        return self.step * np.round((f + eps) / self.step)
+        out = self.step * np.round((f + eps) / self.step)
+        return out if self.low is None else np.maximum(out, self.low)
 
 
 @NOISE.register("censored")
