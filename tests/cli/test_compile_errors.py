@@ -91,3 +91,15 @@ def test_manifest_records_the_failure_with_its_location(run: tuple[Path, object]
     assert diag["location"] == "cards/bad.yaml:7:42"
     assert "gain" in diag["message"]
     assert manifest["counts"]["failed"] == 1 and manifest["counts"]["released"] == 1
+
+
+def test_validate_takes_split_sizes_for_a_tail_check(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from scmspec.cli import app
+
+    card = Path(__file__).resolve().parents[2] / "cards" / "formula" / "barometric_slp.yaml"
+    result = CliRunner().invoke(app, ["validate", str(card), "--n-obs", "20000",
+                                      "--n-int-obs", "0", "--n-int", "10000", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "(n = 20000)" in result.output

@@ -276,3 +276,17 @@ edges: [{{from: {name}, to: y, reason: r}}]
     df = scm.sample(400, seed=0)
     x = df[name].to_numpy()
     np.testing.assert_allclose(df["y"], np.where(x > 0, x % 2, -1) + (x < 1), rtol=0, atol=1e-12)
+
+
+def test_quantised_noise_never_reports_below_its_floor() -> None:
+    import numpy as np
+
+    from scmspec.compiler.kinds.noise_shaped import QuantisedNoise
+
+    noise = QuantisedNoise(step=5, sd=2, low=0)
+    f = np.zeros(10_000)
+    eps = noise.draw(np.random.default_rng(0), f.size)
+    out = noise.apply(f, eps)
+    assert out.min() == 0 and set(np.unique(out)) <= {0.0, 5.0, 10.0}
+    free = QuantisedNoise(step=5, sd=2).apply(f, eps)
+    assert free.min() < 0  # without the floor the same draws report -5
