@@ -27,6 +27,10 @@ from scmspec.errors import DiagnosticBag, ResolveError
 DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
 
+# Level codes of the categorical/ordinal variables, and which of them are ordinal.
+Levels = tuple[dict[str, dict[str, int]], frozenset[str]]
+
+
 @dataclass(frozen=True)
 class ResolvedCard:
     """A card whose names, equations and graph are known to be consistent."""
@@ -66,20 +70,22 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     """
     bag = DiagnosticBag()
     _check_names(card, smap, bag)
-    equations, sites, lets = _parse_equations(card, smap, bag)
+    levels = _level_names(card)
+    lets = _parse_lets(card, smap, bag, levels)
+    equations, sites = _parse_equations(card, smap, bag, levels, lets)
     bag.raise_if_any(ResolveError)
     graph = _graph(card, equations, smap, bag)
     bag.raise_if_any(ResolveError)
     order = tuple(nx.lexicographical_topological_sort(graph))
     position = {v: i for i, v in enumerate(order)}
     parents = {v: tuple(sorted(graph.predecessors(v), key=position.__getitem__)) for v in order}
-    codes, _ = _level_names(card)
+    codes = levels[0]
     _check_kinds(card, smap, bag)
     targets = _targets(card, codes, smap, bag)
     if card.interventions.targets is None:  # the default pool must not depend on card order
         targets = tuple(sorted(targets, key=position.__getitem__))
     _check_blocks(card, parents, smap, bag)
-    selection = _selection(card, smap, bag)
+    selection = _selection(card, smap, bag, levels, lets)
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
                         {str(k): v for k, v in lets.items()})
@@ -109,7 +115,7 @@ def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
 
 
-def _level_names(card: Card) -> tuple[dict[str, dict[str, int]], frozenset[str]]:
+def _level_names(card: Card) -> Levels:
     """Level codes of the categorical/ordinal variables, and which of them are ordered."""
     codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
              if spec.levels}
@@ -117,9 +123,7 @@ def _level_names(card: Card) -> tuple[dict[str, dict[str, int]], frozenset[str]]
 
 
 def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
-               bag: DiagnosticBag, what: str,
-               levels: tuple[dict[str, dict[str, int]], frozenset[str]]
-               ) -> tuple[sp.Expr | None, int]:
+               bag: DiagnosticBag, what: str, levels: Levels) -> tuple[sp.Expr | None, int]:
     try:
         parsed = parse_equation(text, None, *levels)
     except ExpressionIssue as issue:
@@ -138,8 +142,7 @@ def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: Sou
 
 
 def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
-                levels: tuple[dict[str, dict[str, int]], frozenset[str]]
-                ) -> dict[sp.Symbol, sp.Expr]:
+                levels: Levels) -> dict[sp.Symbol, sp.Expr]:
     """Each ``let`` as a symbol -> its expression, earlier lets already substituted."""
     known = set(card.variables) | set(card.constants)
     subs: dict[sp.Symbol, sp.Expr] = {}
@@ -158,10 +161,8 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
     return subs
 
 
-def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
-                     ) -> tuple[dict[str, sp.Expr], dict[str, int], dict[sp.Symbol, sp.Expr]]:
-    levels = _level_names(card)
-    lets = _parse_lets(card, smap, bag, levels)
+def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
+                     lets: dict[sp.Symbol, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, int]]:
     known = set(card.variables) | set(card.constants) | set(card.let)
     equations: dict[str, sp.Expr] = {}
     sites: dict[str, int] = {}
@@ -173,7 +174,7 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag
                                    f"the equation of {name!r}", levels)
         if expr is not None:
             equations[name], sites[name] = (expr.xreplace(lets) if lets else expr), n_sites
-    return equations, sites, lets
+    return equations, sites
 
 
 def _parent_site(card: Card, text: str, parent: str) -> tuple[int, int, str]:
@@ -345,11 +346,10 @@ def _check_blocks(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceM
                     "check the off-diagonal entries lie in (-1, 1) and are mutually consistent")
 
 
-def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag) -> sp.Basic | None:
+def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
+               lets: dict[sp.Symbol, sp.Expr]) -> sp.Basic | None:
     if card.selection is None:
         return None
-    levels = _level_names(card)
-    lets = _parse_lets(card, smap, DiagnosticBag(), levels)  # let errors: reported once, above
     expr, _ = _parse_one(card.selection.condition, ("selection", "condition"),
                          set(card.variables) | set(card.constants) | set(card.let), smap, bag,
                          "the selection condition", levels)

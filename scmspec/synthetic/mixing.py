@@ -15,9 +15,12 @@ and a noiseless one-parent map is a deterministic copy of its parent).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from scmspec.synthetic.rng import Rng, sample
+
+T = TypeVar("T")
 
 FAMILY_COUNTS = {10: (2, 4), 20: (3, 5), 30: (4, 6), 50: (5, 8), 100: (6, 10)}
 NONE_SHARE = 0.10
@@ -33,10 +36,21 @@ def family_count_range(d: int) -> tuple[int, int]:
         >>> family_count_range(10), family_count_range(100), family_count_range(200)
         ((2, 4), (6, 10), (6, 10))
     """
-    for size in sorted(FAMILY_COUNTS):
+    return by_reference_size(FAMILY_COUNTS, d)
+
+
+def by_reference_size(table: Mapping[int, T], d: int) -> T:
+    """The entry of a table keyed by the reference sizes (10, 20, 30, 50, 100) for d:
+    the smallest size >= d, or the largest size beyond it.
+
+    Example:
+        >>> by_reference_size({10: "a", 50: "b"}, 20), by_reference_size({10: "a"}, 99)
+        ('b', 'a')
+    """
+    for size in sorted(table):
         if d <= size:
-            return FAMILY_COUNTS[size]
-    return FAMILY_COUNTS[max(FAMILY_COUNTS)]
+            return table[size]
+    return table[max(table)]
 
 
 def root_family_count_range(n_roots: int) -> tuple[int, int]:

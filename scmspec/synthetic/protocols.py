@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from scmspec.registry import Registry
+from scmspec.synthetic.mixing import by_reference_size
 from scmspec.synthetic.node_factors_draw import r6
 from scmspec.synthetic.rng import Rng, pick
 
@@ -98,10 +99,7 @@ def target_pool_range(d: int) -> tuple[int, int]:
         >>> target_pool_range(10), target_pool_range(30), target_pool_range(40)
         ((2, 4), (4, 8), (5, 12))
     """
-    for size in sorted(TARGET_POOL):
-        if d <= size:
-            return TARGET_POOL[size]
-    return TARGET_POOL[max(TARGET_POOL)]
+    return by_reference_size(TARGET_POOL, d)
 
 
 def handler_for(family: str, target: str, discrete: bool, pilot: Mapping[str, np.ndarray],

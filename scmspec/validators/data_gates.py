@@ -111,8 +111,19 @@ def numeric_equation(ctx: GateContext, name: str) -> sp.Basic:
     return expr.xreplace(values) if values else expr  # xreplace walks even an empty rule
 
 
-def _intervened_out_of_range(ctx: GateContext,
-                             ranged: list[tuple[str, tuple[float, float]]]) -> Iterator[GateResult]:
+Ranged = list[tuple[str, tuple[float, float]]]
+
+
+def _outside(x: Array, ranged: Ranged) -> Array:
+    """(variables, rows) bool: beyond the declared bounds by more than RANGE_SLACK."""
+    lo = np.array([float(r[0]) for _, r in ranged])
+    hi = np.array([float(r[1]) for _, r in ranged])
+    slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
+    out: Array = (x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None])
+    return out
+
+
+def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateResult]:
     """Ranged variables that leave their range on intervened rows (all replicates).
 
     A handler that sets a value outside the range, or descendants recomputed
@@ -121,9 +132,6 @@ def _intervened_out_of_range(ctx: GateContext,
     """
     if not ranged or not ctx.replicates:
         return
-    lo = np.array([float(r[0]) for _, r in ranged])
-    hi = np.array([float(r[1]) for _, r in ranged])
-    slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
     count, rows = np.zeros(len(ranged), dtype=np.intp), 0
     low, high = np.full(len(ranged), np.inf), np.full(len(ranged), -np.inf)
     blamed: list[set[str]] = [set() for _ in ranged]
@@ -133,7 +141,7 @@ def _intervened_out_of_range(ctx: GateContext,
         if not hit.size:
             continue
         x = np.stack([s.columns[v][hit] for v, _ in ranged])
-        out = (x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None])
+        out = _outside(x, ranged)
         rows += hit.size
         if not out.any():
             continue
@@ -166,11 +174,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
     outside = np.zeros(len(ranged), dtype=np.intp)
     if ranged and ctx.replicates:
         x = natural_matrix(ctx, [v for v, _ in ranged])
-        lo = np.array([float(r[0]) for _, r in ranged])
-        hi = np.array([float(r[1]) for _, r in ranged])
-        slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
-        outside = np.count_nonzero((x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None]),
-                                   axis=1)
+        outside = np.count_nonzero(_outside(x, ranged), axis=1)
     ok = True
     for bad in _intervened_out_of_range(ctx, ranged):
         ok = False

@@ -37,6 +37,16 @@ def card(variables: str = GOOD_VARIABLES, edges: Iterable[tuple[str, str]] = GOO
 
 GOOD = card()
 
+# x -> y (an exact formula node) -> z, with w a second parent of both: an intervention on
+# x must move y and z and leave w alone.
+FORMULA = """\
+  x: {meaning: x, distribution: {kind: normal}, intervention: {meaning: set x}}
+  w: {meaning: w, distribution: {kind: normal}}
+  y: {meaning: y, role: formula, equation: "x ** 2 + w", noise: {kind: none}}
+  z: {meaning: z, equation: "sin(y) + w", noise: {kind: normal, sd: 1}}
+"""
+FORMULA_EDGES = [("x", "y"), ("w", "y"), ("y", "z"), ("w", "z")]
+
 
 def validate(folder: Path, *texts: str, **overrides: int) -> list[CardReport]:
     """Write each text as card<i>.yaml under folder and validate them as one pool."""

@@ -34,15 +34,9 @@ from scmspec.validators.mechanisms import (
     is_bounded_sigmoid,
     read_equation,
 )
-from tests.gates.cards import GOOD, card, failure, statuses
+from tests.gates.cards import FORMULA, FORMULA_EDGES, GOOD, card, failure, statuses
 
-LEAKY = """\
-  x: {meaning: x, distribution: {kind: normal}, intervention: {meaning: set x}}
-  w: {meaning: w, distribution: {kind: normal}}
-  y: {meaning: y, role: formula, equation: "x ** 2 + w", noise: {kind: none}}
-  z: {meaning: z, equation: "sin(y) + w", noise: {kind: normal, sd: 1}}
-"""
-LEAKY_EDGES = [("x", "y"), ("w", "y"), ("y", "z"), ("w", "z")]
+LEAKY, LEAKY_EDGES = FORMULA, FORMULA_EDGES
 STUCK = """\
   x: {meaning: x, kind: binary, distribution: {kind: bernoulli, p: 0.95},
       intervention: {meaning: switch x on, handler: {kind: do, value: 1}}}

@@ -14,15 +14,7 @@ import numpy as np
 
 from scmspec.build import Evaluated, ProtocolOverrides, evaluate, parse_all
 from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
-from tests.gates.cards import GOOD, card, failure, gate, statuses
-
-FORMULA = """\
-  x: {meaning: x, distribution: {kind: normal}, intervention: {meaning: set x}}
-  w: {meaning: w, distribution: {kind: normal}}
-  y: {meaning: y, role: formula, equation: "x ** 2 + w", noise: {kind: none}}
-  z: {meaning: z, equation: "sin(y) + w", noise: {kind: normal, sd: 1}}
-"""
-FORMULA_EDGES = [("x", "y"), ("w", "y"), ("y", "z"), ("w", "z")]
+from tests.gates.cards import FORMULA, FORMULA_EDGES, GOOD, card, failure, gate, statuses
 
 
 def _evaluated(folder: Path, text: str) -> Evaluated:
