@@ -9,9 +9,9 @@ the manifest is sorted by id.
 from __future__ import annotations
 
 import hashlib
-import os
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,27 +19,31 @@ import pandas as pd
 
 from scmspec import __version__
 from scmspec.api import LoadedCard, spec_document
-from scmspec.compiler.load import SourceMap
+from scmspec.compiler.load import SourceMap, read_card
 from scmspec.compiler.pipeline import CompiledCard, compile_card
 from scmspec.compiler.spec import Card, ProtocolSpec
-from scmspec.errors import CardError, Diagnostic, SamplingError, Span
-from scmspec.limits import current_limits
-from scmspec.outputs import (
-    AtomicFolder,
-    clean_temporaries,
-    file_hashes,
-    remove_stale,
-    write_csv,
-    write_json,
-    write_manifest,
+from scmspec.discover import CardFile
+from scmspec.errors import (
+    CardError,
+    Diagnostic,
+    LoadError,
+    SamplingError,
+    Span,
+    internal_error,
 )
+from scmspec.limits import current_limits
+from scmspec.outputs import AtomicFolder, file_hashes, remove_stale, write_csv, write_json
 from scmspec.samplers import numpy_sampler
 from scmspec.scm import SCM
 from scmspec.synthetic import build_hooks as synthetic_hooks
-from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates, run_pool_gates
-
-CARD_SUFFIXES = (".yaml", ".yml")
-GRID_SUFFIXES = (".grid.yaml", ".grid.yml")
+from scmspec.validators import (
+    GateContext,
+    GateResult,
+    ReplicateData,
+    make_result,
+    run_gates,
+    run_pool_gates,
+)
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,7 @@ class ProtocolOverrides:
 class CardResult:
     """What happened to one card."""
 
-    path: str
+    path: str  # as diagnostics print it (relative to the working directory)
     card_sha256: str
     id: str | None = None
     status: str = "failed"  # released | rejected (blocking gate failed) | failed
@@ -70,59 +74,54 @@ class CardResult:
     summary: dict[str, Any] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     source_lines: list[str] = field(default_factory=list)
+    record: str = ""  # as released files record it (relative to the folder it was found in)
+    relocation: tuple[str, str] = ("", "")  # (display, record) path of the card file
+    stage: str = "loading"  # what was under way, for an internal-error record
+    traceback: str | None = None  # of an internal error; printed only with --debug
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest entry: card locations as recorded, never as typed on this machine."""
         return {
-            "id": self.id, "card": self.path, "card_sha256": self.card_sha256,
+            "id": self.id, "card": self.record or self.path, "card_sha256": self.card_sha256,
             "status": self.status, **self.summary,
-            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "diagnostics": [self.relocated(d.to_json()) for d in self.diagnostics],
             "gates_failed": sorted({g.gate for g in self.gates if g.status == "fail"}),
             "gates_warned": sorted({g.gate for g in self.gates if g.status == "warn"}),
             "files": self.files,
         }
 
-
-def discover(paths: Iterable[str | Path]) -> list[Path]:
-    """Card files under the given files and folders (recursive), sorted, without duplicates.
-
-    Folder walks skip synthetic grid cards (``*.grid.yaml``): one of them expands into
-    many SCMs, so it is compiled only when named explicitly.
-    """
-    found: set[Path] = set()
-    for p in map(Path, paths):
-        if p.is_dir():
-            found.update(q for q in p.rglob("*") if q.suffix in CARD_SUFFIXES and q.is_file()
-                         and not any(part.startswith(".") for part in q.parts)
-                         and not q.name.endswith(GRID_SUFFIXES))
-        else:
-            found.add(p)
-    return sorted(found, key=lambda q: q.as_posix())
+    def relocated(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """``doc`` with a ``location`` in this card's file named by its record path."""
+        shown, recorded = self.relocation
+        where = doc.get("location")
+        if shown and isinstance(where, str) and where.startswith(shown + ":"):
+            return {**doc, "location": recorded + where[len(shown):]}
+        return doc
 
 
-def _display(path: Path) -> str:
-    try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def parse_all(files: Sequence[Path], select: str | None = None
+def parse_all(files: Sequence[CardFile | Path], select: str | None = None
               ) -> tuple[list[CardResult], dict[str, LoadedCard]]:
     """Parse every card; a duplicate id fails the later card (in path order).
 
     A synthetic grid card holds many cards (``path#id``; ``select`` picks a slice, see
-    docs/synthetic.md) and a synthetic factor card is materialised on the way.
+    docs/synthetic.md) and a synthetic factor card is materialised on the way. A file
+    that may not be read (a link out of its folder, a FIFO, too big) fails on its own.
     """
     results: list[CardResult] = []
     loaded: dict[str, LoadedCard] = {}
     first: dict[str, str] = {}
-    for path, suffix, parse, raw in _parse_steps(files, select):
-        res = CardResult(_display(path) + suffix, hashlib.sha256(raw).hexdigest())
+    for file, suffix, parse, raw in _parse_steps(files, select):
+        res = CardResult(file.display + suffix, hashlib.sha256(raw).hexdigest(),
+                         record=file.record + suffix, relocation=(file.display, file.record))
         results.append(res)
         try:
             card, smap = parse()
         except CardError as exc:
             res.diagnostics = list(exc.diagnostics)
+            res.source_lines = _lines(raw)
+            continue
+        except Exception as exc:  # noqa: BLE001 - one card's bug must not stop the others
+            record_internal(res, exc)
             res.source_lines = _lines(raw)
             continue
         res.source_lines = smap.lines
@@ -138,12 +137,35 @@ def parse_all(files: Sequence[Path], select: str | None = None
     return results, loaded
 
 
-def _parse_steps(files: Sequence[Path], select: str | None
-                 ) -> Iterator[tuple[Path, str, Callable[[], tuple[Card, SourceMap]], bytes]]:
-    for path in files:
-        raw = path.read_bytes() if path.is_file() else b""
-        for suffix, parse in synthetic_hooks.parsers(path, raw, select):
-            yield path, suffix, parse, raw
+def _parse_steps(files: Sequence[CardFile | Path], select: str | None
+                 ) -> Iterator[tuple[CardFile, str, Callable[[], tuple[Card, SourceMap]], bytes]]:
+    for given in files:
+        file = given if isinstance(given, CardFile) else CardFile(Path(given), Path(given).parent)
+        try:
+            raw = _read(file)
+        except LoadError as exc:
+            yield file, "", (lambda error=exc: _raise(error)), b""
+            continue
+        for suffix, parse in synthetic_hooks.parsers(file.path, raw, file.display, select):
+            yield file, suffix, parse, raw
+
+
+def _read(file: CardFile) -> bytes:
+    if file.refusal:
+        raise LoadError([Diagnostic("SCM114", file.refusal, Span(file.display, 1, 1),
+                                    "copy the card into the folder instead of linking it")])
+    return read_card(file.path, name=file.display)
+
+
+def _raise(exc: Exception) -> tuple[Card, SourceMap]:
+    raise exc
+
+
+def record_internal(res: CardResult, exc: BaseException) -> None:
+    """Mark ``res`` failed by a bug in scmspec (SCM901); keep the traceback for --debug."""
+    res.status, res.gates, res.files = "failed", [], {}
+    res.diagnostics = [internal_error(exc, Span(res.path, 1, 1), res.stage)]
+    res.traceback = "".join(traceback.format_exception(exc))
 
 
 def _lines(raw: bytes) -> list[str]:
@@ -152,20 +174,15 @@ def _lines(raw: bytes) -> list[str]:
 
 def build(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides,
           run_gate_checks: bool = True, select: str | None = None) -> list[CardResult]:
-    """Compile every card under ``paths`` into ``out``; returns one result per card file."""
-    files = discover(paths)
-    results, loaded = parse_all(files, select)
-    compiled = compile_pool(loaded)
-    pooled = pool_gates(compiled) if run_gate_checks else {}
-    clean_temporaries(out)
-    for res in results:
-        if res.path in loaded:
-            build_one(loaded[res.path], res, out, overrides, run_gate_checks,
-                      compiled.get(res.path), pooled.get(res.path, []))
-        elif res.id:
-            remove_stale(out, res.id)
-    write_manifest(out, manifest(results, overrides))
-    return results
+    """Compile every card under ``paths`` into ``out`` in this process, rebuilding all.
+
+    The same driver as ``scmspec compile`` (:func:`scmspec.parallel.compile_cards`);
+    returns one result per card file.
+    """
+    from scmspec.parallel import compile_cards  # the driver builds on this module
+
+    return compile_cards(paths, out, overrides, gates=run_gate_checks, select=select,
+                         force=True).results
 
 
 @dataclass(frozen=True)
@@ -183,14 +200,19 @@ def compile_pool(loaded: dict[str, LoadedCard]) -> dict[str, CompiledCard]:
     for path, card in loaded.items():
         try:
             out[path] = compile_card(card.card, card.source)
-        except CardError:
+        except Exception:  # noqa: BLE001 - evaluate() compiles again and records the error
             continue
     return out
 
 
 def pool_gates(compiled: dict[str, CompiledCard]) -> dict[str, list[GateResult]]:
     """Pool gate results (e.g. duplicate_topology) of cards compiled together, by path."""
-    by_id = run_pool_gates(list(compiled.values()))
+    try:
+        by_id = run_pool_gates(list(compiled.values()))
+    except Exception as exc:  # noqa: BLE001 - a bug here must not stop every card
+        fail = make_result("duplicate_topology", "fail", internal_error(exc, None,
+                           "comparing the cards of the pool").message)
+        return {path: [fail] for path in compiled}
     return {path: by_id[c.card.id] for path, c in compiled.items()}
 
 
@@ -218,17 +240,28 @@ def _evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
     proto = overrides.apply(loaded.card.protocol)
     try:
         _check_protocol(loaded.card, proto, loaded)
+        res.stage = "compiling"
         compiled = compiled or compile_card(loaded.card, loaded.source)
         scm = SCM(compiled, compiled.plan)
+        res.stage = "sampling"
         reps = tuple(_sample_replicate(scm, proto, r) for r in range(proto.replicates))
     except CardError as exc:
-        res.diagnostics = list(exc.diagnostics)
+        res.diagnostics = [_locate(d, loaded.source) for d in exc.diagnostics]
         return None
+    res.stage = "running the gates"
     res.gates = (run_gates(GateContext(compiled, reps, protocol=proto)) + list(pooled)
                  if run_gate_checks else [])
     res.status = "rejected" if any(g.blocking_failure for g in res.gates) else "released"
     res.summary = _summary(scm, proto)
     return Evaluated(scm, proto, reps)
+
+
+def _locate(diag: Diagnostic, smap: SourceMap) -> Diagnostic:
+    """Give a sampling diagnostic that only names a field (e.g. SCM601) its card location."""
+    if diag.span is not None or not diag.field_path:
+        return diag
+    loc = tuple(int(p) if p.isdigit() else p for p in diag.field_path.split("."))
+    return replace(diag, span=smap.nearest(loc))
 
 
 def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: ProtocolOverrides,
@@ -239,6 +272,7 @@ def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: Protoco
     if done is None:
         remove_stale(out, loaded.id)
         return
+    res.stage = "writing"
     with AtomicFolder(out / loaded.id) as tmp:
         _write_dataset(tmp, done, res, loaded)
     res.files = {f"{loaded.id}/{k}": v for k, v in file_hashes(out / loaded.id).items()}
@@ -313,7 +347,7 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
         write_csv(folder / "obsint_records.csv", data.records)
         acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
                                           "obsint": rep.obsint.acceptance}
-    write_json(tmp / "gates.json", [g.to_json(loaded.id) for g in res.gates])
+    write_json(tmp / "gates.json", [res.relocated(g.to_json(loaded.id)) for g in res.gates])
     meta = {**_summary(scm, proto), "id": loaded.id, "status": res.status,
             "scmspec_version": __version__, "version": scm.compiled.card.version,
             "latent": [v for v, s in scm.compiled.card.variables.items() if not s.observed],

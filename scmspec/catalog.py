@@ -24,14 +24,14 @@ from pathlib import Path
 
 import yaml
 
-from scmspec.build import discover, parse_all
+from scmspec.build import parse_all
 from scmspec.compiler.resolve import ResolvedCard, resolve
+from scmspec.discover import GRID_SUFFIXES, discover
 from scmspec.errors import CardError
 from scmspec.validators.mechanisms import FAMILIES, classify
 
 COMMAND = "python -m scmspec.catalog cards/ > docs/cards.md"
 FAMILY_ORDER = ("formula", "semantic", "synthetic")
-GRID_SUFFIXES = (".grid.yaml", ".grid.yml")
 HEADER = f"""\
 # Card library
 
@@ -126,19 +126,11 @@ def _is_grid(path: Path) -> bool:
     return path.name.endswith(GRID_SUFFIXES)
 
 
-def _shown(path: Path) -> str:
-    """How ``build.parse_all`` names a file in its results (relative to the working directory)."""
-    try:
-        return Path(os.path.relpath(path)).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def collect(paths: Iterable[str | Path], root: Path) -> tuple[list[CardEntry], list[str]]:
     """Index entries of the cards under ``paths``, and rows for cards that failed."""
-    files = [f for f in discover(paths) if not _is_grid(f)]
+    files = [f for f in discover(paths) if not _is_grid(f.path)]
     results, loaded = parse_all(files)
-    by_shown = {_shown(f): f for f in files}
+    by_shown = {f.display: f.path for f in files}
     entries, failed = [], []
     for res in results:
         link = _link(by_shown.get(res.path, Path(res.path)), root)

@@ -105,6 +105,23 @@ class InternalError(ScmspecError):
     """A bug in scmspec; never caught by the CLI."""
 
 
+def internal_error(exc: BaseException, span: Span | None, stage: str) -> Diagnostic:
+    """The record of an unexpected exception while building one card (SCM901).
+
+    The build goes on with the other cards; the traceback is kept out of released
+    files (it names this machine's paths) and printed only with ``--debug``.
+
+    Example:
+        >>> internal_error(ZeroDivisionError("division by zero"), None, "sampling").message
+        'internal error while sampling: ZeroDivisionError: division by zero'
+    """
+    text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+    what = type(exc).__name__ + (f": {text}" if text else "")
+    return Diagnostic("SCM901", f"internal error while {stage}: {what}", span,
+                      "this is a bug in scmspec, not in the card; re-run with --debug for "
+                      "the traceback and report it")
+
+
 @dataclass
 class DiagnosticBag:
     """Collects diagnostics during a pass, then raises them all at once."""

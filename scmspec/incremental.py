@@ -28,7 +28,7 @@ from scmspec.api import LoadedCard
 from scmspec.build import CardResult, ProtocolOverrides
 from scmspec.errors import Span
 from scmspec.limits import current_limits
-from scmspec.outputs import sha256, write_json
+from scmspec.outputs import legacy_ids, owned, sha256, write_json
 from scmspec.validators import GateResult
 
 RECORDS = ".build"
@@ -71,8 +71,8 @@ def record(out: Path, res: CardResult, key: str) -> None:
 
 def reuse(out: Path, res: CardResult, key: str) -> ReusedResult | None:
     """The recorded result of ``res`` if its key matches and its files are intact."""
-    if res.id is None:
-        return None
+    if res.id is None or not owned(out / res.id, legacy_ids(out)):
+        return None  # never reuse through a link or someone else's folder
     path = out / RECORDS / f"{res.id}.json"
     try:
         rec = json.loads(path.read_text(encoding="utf-8"))
@@ -114,16 +114,24 @@ def forget(out: Path, scm_id: str) -> None:
 
 
 def stale_outputs(out: Path, current_ids: Iterable[str]) -> list[str]:
-    """Dataset folders in ``out`` that no current card produces, sorted."""
+    """Dataset folders scmspec wrote in ``out`` that no current card produces, sorted.
+
+    Folders scmspec did not write (no stamp, or a link) are never stale: they are not ours.
+    """
     if not out.is_dir():
         return []
-    keep = set(current_ids)
+    keep, legacy = set(current_ids), legacy_ids(out)
     return sorted(p.name for p in out.iterdir()
-                  if p.is_dir() and not p.name.startswith(".") and p.name not in keep)
+                  if not p.name.startswith(".") and p.name not in keep and owned(p, legacy))
 
 
 def prune(out: Path, stale: Iterable[str]) -> None:
-    """Delete stale dataset folders and their records (only with ``--prune``)."""
+    """Delete stale dataset folders and their records (only with ``--prune``).
+
+    Each folder is checked again just before it goes: only a dataset scmspec wrote.
+    """
+    legacy = legacy_ids(out)
     for name in stale:
-        shutil.rmtree(out / name, ignore_errors=True)
+        if owned(out / name, legacy):
+            shutil.rmtree(out / name, ignore_errors=True)
         forget(out, name)

@@ -29,14 +29,21 @@ from scmspec.build import (
     ProtocolOverrides,
     build_one,
     compile_pool,
-    discover,
     manifest,
     parse_all,
     pool_gates,
+    record_internal,
 )
 from scmspec.compiler.pipeline import CompiledCard
+from scmspec.discover import discover
 from scmspec.errors import Diagnostic, Span
-from scmspec.outputs import clean_temporaries, remove_stale, write_manifest
+from scmspec.outputs import (
+    ForeignFolderError,
+    clean_temporaries,
+    foreign_entries,
+    remove_stale,
+    write_manifest,
+)
 from scmspec.validators import GateResult
 
 EXECUTORS = ("local", "dask")
@@ -71,15 +78,28 @@ class BuildReport:
 
 
 def run_task(task: Task, compiled: CompiledCard | None = None) -> CardResult:
-    """Build one card; a write error becomes an SCM801 diagnostic, not an exception."""
+    """Build one card; whatever goes wrong becomes a diagnostic of this card, not an exception.
+
+    A write error is SCM801, a dataset place taken by someone else's folder or a link
+    SCM802 (left untouched), anything unexpected SCM901 (a bug; traceback kept for --debug).
+    """
     res = task.res
     with _environment(task.env):
         try:
             build_one(task.loaded, res, task.out, task.overrides, task.gates, compiled,
                       task.pooled)
+        except ForeignFolderError as exc:
+            res.status, res.gates, res.files = "failed", [], {}
+            res.diagnostics = [Diagnostic(
+                "SCM802", f"cannot write the dataset of {task.loaded.id!r}: {exc}",
+                task.loaded.source.nearest(("id",)),
+                "scmspec leaves it alone: move it away, or choose another --out folder")]
         except OSError as exc:
             res.status, res.gates, res.files = "failed", [], {}
             res.diagnostics = [_write_diagnostic(task, exc)]
+            remove_stale(task.out, task.loaded.id)
+        except Exception as exc:  # noqa: BLE001 - one card's bug must not stop the others
+            record_internal(res, exc)
             remove_stale(task.out, task.loaded.id)
     return res
 
@@ -120,6 +140,26 @@ def check_writable(out: Path) -> None:
                           f"{exc.strerror or exc}") from None
 
 
+def check_not_cards(out: Path) -> None:
+    """Refuse an output folder that holds cards: outputs and sources must not mix."""
+    cards = discover([out]) if out.is_dir() else []
+    if cards:
+        raise OutputError(f"--out {out} holds cards ({cards[0].record}"
+                          f"{' and more' if len(cards) > 1 else ''}); write datasets to "
+                          "a folder of their own, e.g. --out data/")
+
+
+def check_prunable(out: Path) -> None:
+    """--prune deletes folders; refuse it while ``out`` holds anything scmspec did not write."""
+    foreign = foreign_entries(out)
+    if foreign:
+        listed = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
+                                            if len(foreign) > 5 else "")
+        raise OutputError(f"--prune refused: {out} holds {listed}, which scmspec did not "
+                          "write; nothing was deleted. Move them out of the folder, or "
+                          "compile without --prune")
+
+
 def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides, *,
                   gates: bool = True, select: str | None = None, workers: int = 1,
                   executor: str = "local", scheduler: str | None = None, force: bool = False,
@@ -131,7 +171,11 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
     Outputs are byte-identical whatever ``workers``/``executor`` is and whether cards were
     reused. Raises :class:`OutputError` when ``out`` cannot be written.
     """
+    paths = list(paths)
     check_writable(out)
+    check_not_cards(out)
+    if prune:
+        check_prunable(out)
     results, loaded = parse_all(discover(paths), select)
     compiled = compile_pool(loaded) if gates or (workers <= 1 and executor == "local") else {}
     pooled = pool_gates(compiled) if gates else {}
@@ -189,9 +233,9 @@ def _execute(tasks: Sequence[Task], workers: int, executor: str, scheduler: str 
         ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
                              else "spawn")
         with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=ctx) as pool:
-            futures = {pool.submit(run_task, t): t.index for t in tasks}
+            futures = {pool.submit(run_task, t): t for t in tasks}
             for fut in as_completed(futures):
-                finished(fut.result(), futures[fut])
+                finished(_result(fut.result, futures[fut]), futures[fut].index)
 
 
 def _execute_dask(tasks: Sequence[Task], scheduler: str | None,
@@ -205,9 +249,19 @@ def _execute_dask(tasks: Sequence[Task], scheduler: str | None,
     if not scheduler:
         raise OutputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     with Client(scheduler) as client:
-        futures = {client.submit(run_task, t, pure=False): t.index for t in tasks}
+        futures = {client.submit(run_task, t, pure=False): t for t in tasks}
         for fut in dask_completed(list(futures)):
-            finished(fut.result(), futures[fut])
+            finished(_result(fut.result, futures[fut]), futures[fut].index)
+
+
+def _result(get: Callable[[], CardResult], task: Task) -> CardResult:
+    """A worker's result; a worker that died or could not return one is this card's failure."""
+    try:
+        return get()
+    except Exception as exc:  # noqa: BLE001 - a lost worker fails its card, not the run
+        task.res.stage = "running in a worker"
+        record_internal(task.res, exc)
+        return task.res
 
 
 def _finish(report: BuildReport, out: Path, overrides: ProtocolOverrides, prune: bool) -> None:

@@ -10,7 +10,7 @@ before the failing one, and ``skip`` for every gate that could not run.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +18,12 @@ from scmspec.build import (
     CardResult,
     ProtocolOverrides,
     compile_pool,
-    discover,
     evaluate,
     parse_all,
     pool_gates,
+    record_internal,
 )
-from scmspec.compiler.load import SourceMap
+from scmspec.discover import discover
 from scmspec.errors import Diagnostic
 from scmspec.validators import GateResult, make_result
 from scmspec.validators.thresholds import SEVERITY
@@ -123,16 +123,11 @@ def validate_paths(paths: Iterable[str | Path], overrides: ProtocolOverrides) ->
     compiled = compile_pool(loaded)
     pooled = pool_gates(compiled)
     for res in results:
-        if res.path in loaded:
-            card = loaded[res.path]
-            evaluate(card, res, overrides, True, compiled.get(res.path), pooled.get(res.path, []))
-            res.diagnostics = [_locate(d, card.source) for d in res.diagnostics]
+        if res.path not in loaded:
+            continue
+        try:
+            evaluate(loaded[res.path], res, overrides, True, compiled.get(res.path),
+                     pooled.get(res.path, []))
+        except Exception as exc:  # noqa: BLE001 - one card's bug must not stop the others
+            record_internal(res, exc)
     return [CardReport(r) for r in results]
-
-
-def _locate(diag: Diagnostic, smap: SourceMap) -> Diagnostic:
-    """Give a sampling diagnostic that only names a field (e.g. SCM601) its card location."""
-    if diag.span is not None or not diag.field_path:
-        return diag
-    loc = tuple(int(p) if p.isdigit() else p for p in diag.field_path.split("."))
-    return replace(diag, span=smap.nearest(loc))

@@ -33,6 +33,8 @@ def compile_command(
     prune: Annotated[bool, typer.Option(help="delete output folders no card produces")] = False,
     progress: Annotated[bool | None, typer.Option(
         help="progress bar (default: only on a terminal)")] = None,
+    debug: Annotated[bool, typer.Option(
+        help="print the traceback of an internal error (SCM901)")] = False,
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
     missing = [p for p in paths if not p.exists()]
@@ -50,13 +52,13 @@ def compile_command(
     except OutputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    _report(report, out)
+    _report(report, out, debug)
 
 
-def _report(report: BuildReport, out: Path) -> None:
+def _report(report: BuildReport, out: Path, debug: bool) -> None:
     results = report.results
     for r in results:
-        _report_card(r, r.path in report.reused)
+        _report_card(r, r.path in report.reused, debug)
     for name in report.stale:
         echo(f"stale     {name:40} " + ("pruned" if report.pruned else
                                          "no card produces it (--prune deletes it)"))
@@ -68,8 +70,11 @@ def _report(report: BuildReport, out: Path) -> None:
         raise typer.Exit(1)
 
 
-def _report_card(r: CardResult, reused: bool) -> None:
-    print_diagnostics(r.diagnostics, r.source_lines)
+def _report_card(r: CardResult, reused: bool, debug: bool) -> None:
+    """The card's status line, then its findings (so they read as this card's)."""
+    echo(f"{r.status:9} {r.id or '-':40} {r.path}" + ("  (reused)" if reused else ""))
     for g in (g for g in r.gates if g.blocking_failure):
         echo(f"  gate {g.gate} failed: {g.detail}" + (f" ({g.location})" if g.location else ""))
-    echo(f"{r.status:9} {r.id or '-':40} {r.path}" + ("  (reused)" if reused else ""))
+    print_diagnostics(r.diagnostics, r.source_lines)
+    if debug and r.traceback:
+        typer.echo(r.traceback, err=True)

@@ -9,6 +9,8 @@ size, depth and alias expansion.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +77,8 @@ class SourceMap:
         return span
 
 
-def load(path: Path | str, limits: Limits | None = None) -> tuple[Any, SourceMap]:
+def load(path: Path | str, limits: Limits | None = None,
+         name: str | None = None) -> tuple[Any, SourceMap]:
     """Read and parse one card file.
 
     Example:
@@ -88,23 +91,65 @@ def load(path: Path | str, limits: Limits | None = None) -> tuple[Any, SourceMap
         ('m', ['3', '13'])
     """
     limits = limits or current_limits()
-    path = Path(path)
-    name = str(path)
-    try:
-        raw = path.read_bytes()
+    name = name or str(path)
+    return load_text(read_card(path, limits, name), name, limits)
+
+
+def read_card(path: Path | str, limits: Limits | None = None, name: str | None = None) -> bytes:
+    """The bytes of a card file, refusing what is not a plain file of bounded size.
+
+    FIFOs, devices and sockets are refused before a byte is read (reading them can
+    block or never end: ``/dev/zero``); the size limit is checked while reading, so a
+    huge or growing file costs at most the limit.
+
+    Example:
+        >>> try:
+        ...     read_card("/dev/null")
+        ... except LoadError as exc:
+        ...     print(exc.diagnostics[0].code, exc.diagnostics[0].message)
+        SCM113 /dev/null is not a regular file (a device); cards are plain text files
+    """
+    limits = limits or current_limits()
+    name = name or str(path)
+    try:  # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise LoadError([_diag("SCM101", f"cannot read card: {exc.strerror}",
                                Span(name, 1, 1))]) from None
-    return load_text(raw, name, limits)
+    with os.fdopen(fd, "rb") as fh:
+        kind = _special_kind(os.fstat(fd).st_mode)
+        if kind:
+            raise LoadError([_diag("SCM113", f"{name} is not a regular file ({kind}); cards are "
+                                   "plain text files", Span(name, 1, 1))])
+        raw = fh.read(limits.card_bytes + 1)
+    if len(raw) > limits.card_bytes:
+        raise _too_big(f"more than {limits.card_bytes}", name, limits)
+    return raw
+
+
+def _special_kind(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def _too_big(size: str, name: str, limits: Limits) -> LoadError:
+    return LoadError([_diag("SCM102", f"card is {size} bytes, over the limit of "
+                            f"{limits.card_bytes}", Span(name, 1, 1),
+                            "split the card, or raise SCMSPEC_MAX_CARD_BYTES")])
 
 
 def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tuple[Any, SourceMap]:
     """Parse card text (bytes or str) that came from ``name``."""
     limits = limits or current_limits()
     if len(raw) > limits.card_bytes:
-        raise LoadError([_diag("SCM102", f"card is {len(raw)} bytes, over the limit of "
-                               f"{limits.card_bytes}", Span(name, 1, 1),
-                               "split the card, or raise SCMSPEC_MAX_CARD_BYTES")])
+        raise _too_big(str(len(raw)), name, limits)
     text = _decode(raw, name)
     smap = SourceMap(name, lines=text.splitlines())
     try:

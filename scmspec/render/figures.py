@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scmspec.build import discover
+from scmspec.compiler.load import read_card
 from scmspec.compiler.pipeline import compile_card, parse_card
-from scmspec.errors import CardError, Diagnostic
+from scmspec.discover import discover
+from scmspec.errors import CardError, Diagnostic, Span
 from scmspec.render.graphviz import GraphvizNotFound, dot_available, to_dot, write_figure
 
 
@@ -55,9 +56,12 @@ def render_card(card_path: Path, target: Path, fmt: str = "svg",
         compiled = compile_card(card, smap)
     except CardError as exc:
         result.diagnostics = list(exc.diagnostics)
-        if not result.source_lines and card_path.is_file():
-            text = card_path.read_text(encoding="utf-8", errors="replace")
-            result.source_lines = text.splitlines()
+        if not result.source_lines:
+            try:
+                raw = read_card(card_path)
+            except CardError:
+                return result
+            result.source_lines = raw.decode("utf-8", errors="replace").splitlines()
         return result
     dot = to_dot(compiled, edge_labels)
     if fmt == "dot":
@@ -75,5 +79,13 @@ def render_paths(path: Path, out: Path | None, fmt: str = "svg",
     if fmt != "dot" and not dot_available():
         raise GraphvizNotFound()
     folder = path if path.is_dir() else None
-    cards = discover([path]) if folder is not None else [path]
-    return [render_card(c, figure_path(c, out, fmt, folder), fmt, edge_labels) for c in cards]
+    results = []
+    for c in discover([path]):
+        if c.refusal:  # a link out of the folder: never read, so never echoed
+            refused = FigureResult(c.path)
+            refused.diagnostics = [Diagnostic("SCM114", c.refusal, Span(c.display, 1, 1))]
+            results.append(refused)
+            continue
+        results.append(render_card(c.path, figure_path(c.path, out, fmt, folder), fmt,
+                                   edge_labels))
+    return results

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from scmspec.compiler.load import SourceMap
-from scmspec.compiler.pipeline import parse_card
+from scmspec.compiler.pipeline import parse_card_text
 from scmspec.compiler.spec import Card
 from scmspec.errors import CardError, Diagnostic
 from scmspec.synthetic.materialize import materialize
@@ -39,19 +39,21 @@ DATA_GATES = frozenset({"finite", "nonconstant", "category_dominance", "boundary
 _GRID = re.compile(rb"^grid\s*:", re.MULTILINE)
 
 
-def parsers(path: Path, raw: bytes, select: str | None = None) -> Iterator[tuple[str, Parse]]:
+def parsers(path: Path, raw: bytes, name: str, select: str | None = None
+            ) -> Iterator[tuple[str, Parse]]:
     """(display suffix, parse step) for each card in the file, in order.
 
-    An ordinary card yields one step ("", parse and materialise); a grid card yields
-    one step per selected configuration ("#<id>", materialise that configuration).
+    ``raw`` is the file's text, read once by the caller; ``name`` is how diagnostics
+    name the file. An ordinary card yields one step ("", parse and materialise); a grid
+    card yields one step per selected configuration ("#<id>", materialise it).
     """
     if not _GRID.search(raw):
-        yield "", lambda: _materialised(*parse_card(path))
+        yield "", lambda: _materialised(*parse_card_text(raw, name))
         return
     from scmspec.synthetic.grid import expand_file
 
     try:
-        cards, smap = expand_file(path, select)
+        cards, smap = expand_file(path, select, name=name)
     except CardError as exc:
         error = exc
         yield "", lambda: _raise(error)

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from scmspec.compiler.load import SourceMap, load
 from scmspec.compiler.spec import Card
 from scmspec.compiler.validate import _data_loc, _explain, _path_text
+from scmspec.discover import display_path
 from scmspec.errors import Diagnostic, DiagnosticBag
 from scmspec.synthetic.errors import SynthesisError, fail
 from scmspec.synthetic.factors import GraphFactor, SyntheticSpec
@@ -47,9 +48,9 @@ SELECT_KEYS = ("id", "graph", "d", "index", "difficulty", "protocol", "root_depe
                "preset", "split", "n")
 
 
-def load_grid(path: Path) -> tuple[GridSpec, SourceMap]:
+def load_grid(path: Path, name: str | None = None) -> tuple[GridSpec, SourceMap]:
     """Read and validate a grid card (located SCM201 diagnostics on mistakes)."""
-    raw, smap = load(path)
+    raw, smap = load(path, name=name)
     try:
         return GridSpec.model_validate(raw), smap
     except ValidationError as exc:  # the card validator's messages, located the same way
@@ -63,24 +64,27 @@ def load_grid(path: Path) -> tuple[GridSpec, SourceMap]:
         raise  # pragma: no cover - raise_if_any always raises here
 
 
-def expand_file(path: Path, select: str | None = None,
-                resolve: bool = True) -> tuple[list[Card], SourceMap]:
-    """The factor cards of a grid file (optionally a ``select`` slice) and its source map."""
-    grid, smap = load_grid(path)
-    cards = expand(grid, path.parent, smap, resolve)
+def expand_file(path: Path, select: str | None = None, resolve: bool = True,
+                name: str | None = None) -> tuple[list[Card], SourceMap]:
+    """The factor cards of a grid file (optionally a ``select`` slice) and its source map.
+
+    ``name`` is how diagnostics name the file (default: the path as given).
+    """
+    grid, smap = load_grid(path, name)
+    cards = expand(grid, path.parent, smap, resolve, (path.resolve(),))
     return choose(cards, select, smap), smap
 
 
 def expand(grid: GridSpec, base_dir: Path, smap: SourceMap | None = None,
-           resolve: bool = True) -> list[Card]:
-    """Every configuration of a grid, in grid order."""
+           resolve: bool = True, chain: tuple[Path, ...] = ()) -> list[Card]:
+    """Every configuration of a grid, in grid order (``chain``: the grid files above it)."""
     smap = smap or SourceMap(f"<{grid.id}>")
     if grid.presets is not None:
         from scmspec.synthetic.presets import expand_presets
 
         cards = expand_presets(grid, smap)
     elif grid.base is not None:
-        return _suite(grid, base_dir, smap, resolve)
+        return _suite(grid, base_dir, smap, resolve, chain)
     else:
         cards = _cross(grid, smap)
     cards = _crossed(grid, cards)
@@ -173,19 +177,39 @@ def _variant(card: Card, protocol: str, n: int | None, suffix: str) -> Card:
     return card.model_copy(update={"id": card.id + suffix, "synthetic": spec, "protocol": proto})
 
 
-def _suite(grid: GridSpec, base_dir: Path, smap: SourceMap, resolve: bool) -> list[Card]:
-    path = (base_dir / (grid.base or "")).resolve()
-    if not path.is_file():
-        raise fail("SCM704", f"the base grid {grid.base!r} does not exist (looked for {path})",
-                   smap, ("base",), "give a path relative to this grid card")
-    base, base_smap = load_grid(path)
-    cards = expand(base, path.parent, base_smap, resolve)
+def _suite(grid: GridSpec, base_dir: Path, smap: SourceMap, resolve: bool,
+           chain: tuple[Path, ...]) -> list[Card]:
+    path = _base_path(grid.base or "", base_dir, smap, chain)
+    base, base_smap = load_grid(path, display_path(path))
+    cards = expand(base, path.parent, base_smap, resolve, (*chain, path.resolve()))
     sub = grid.subset
     if sub is not None:
         cards = [c for c in cards if _in_subset(c, sub.d, sub.graphs, sub.per_cell)]
     cards = [c.model_copy(update={"protocol": grid.protocol, "tags": [*c.tags, *grid.tags]})
              for c in cards]
     return _crossed(grid, cards)
+
+
+def _base_path(base: str, base_dir: Path, smap: SourceMap, chain: tuple[Path, ...]) -> Path:
+    """The base grid's file: inside this grid card's folder, existing, not already above us.
+
+    A grid card names other files; it may not reach out of its own folder (an absolute
+    path or ``..`` would let a downloaded grid read any file of the machine).
+    """
+    folder, path = base_dir.resolve(), base_dir / base
+    real = path.resolve()
+    if Path(base).is_absolute() or folder not in real.parents:
+        raise fail("SCM704", f"the base grid {base!r} is outside this grid card's folder",
+                   smap, ("base",), "keep the base grid beside this grid card (or below it) "
+                   "and name it by a relative path")
+    if real in chain:
+        loop = " -> ".join(p.name for p in (*chain, real))
+        raise fail("SCM704", f"the base grids form a loop: {loop}", smap, ("base",),
+                   "a suite's base must be a grid that does not lead back to this one")
+    if not real.is_file():
+        raise fail("SCM704", f"the base grid {base!r} does not exist beside this grid card",
+                   smap, ("base",), "give a path relative to this grid card")
+    return path
 
 
 def _in_subset(card: Card, ds: list[int] | None, graphs: list[str] | None,

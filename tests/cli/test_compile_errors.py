@@ -83,12 +83,13 @@ def test_manifest_records_the_failure_with_its_location(run: tuple[Path, object]
     root, _ = run
     manifest = json.loads((root / "data" / "manifest.json").read_text(encoding="utf-8"))
     by_card = {e["card"]: e for e in manifest["scms"]}
-    bad, good = by_card["cards/bad.yaml"], by_card["cards/good.yaml"]
+    # Recorded relative to the folder the cards were found in (cards/), not the cwd.
+    bad, good = by_card["bad.yaml"], by_card["good.yaml"]
     assert good["status"] == "released" and good["id"] == "good_card"
     assert bad["status"] == "failed"
     (diag,) = bad["diagnostics"]
     assert diag["code"] == "SCM301"
-    assert diag["location"] == "cards/bad.yaml:7:42"
+    assert diag["location"] == "bad.yaml:7:42"
     assert "gain" in diag["message"]
     assert manifest["counts"]["failed"] == 1 and manifest["counts"]["released"] == 1
 

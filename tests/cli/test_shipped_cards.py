@@ -19,13 +19,13 @@ import pytest
 from typer.testing import CliRunner
 
 import scmspec
-from scmspec.build import discover
+from scmspec.discover import discover
 from scmspec.cli import app
 from scmspec.samplers import numpy_sampler
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDS = ROOT / "cards"
-CARD_FILES = discover([CARDS])
+CARD_FILES = [f.path for f in discover([CARDS])]
 DRONE = "drone_antenna_trap"
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scmspec.build import discover
+from scmspec.discover import discover
 from scmspec.cli import app
 from scmspec.render.figures import render_card
 from scmspec.render.graphviz import GraphvizNotFound, write_figure
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "render"
-REPO_CARDS = discover([ROOT / "cards"]) if (ROOT / "cards").is_dir() else []
+REPO_CARDS = [f.path for f in discover([ROOT / "cards"])] if (ROOT / "cards").is_dir() else []
 MAGIC = {"svg": b"<?xml", "png": b"\x89PNG", "pdf": b"%PDF"}
 BROKEN = ("id: broken\ntitle: b\nfamily: semantic\ndomain: d\nvariables:\n"
           "  x: {meaning: m, equation: y + 1}\n")
