@@ -49,10 +49,11 @@ def build_key(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
               run_gate_checks: bool, pooled: Sequence[GateResult]) -> str:
     """sha256 over the card, the effective options and the scmspec version."""
     doc = {
-        "version": __version__, "card": res.path, "card_sha256": res.card_sha256,
+        "version": __version__, "card": res.record or res.path, "card_sha256": res.card_sha256,
         "spec": loaded.card.model_dump(mode="json"),
         "protocol": overrides.apply(loaded.card.protocol).model_dump(mode="json"),
-        "gates": run_gate_checks, "pooled": [g.to_json(loaded.id) for g in pooled],
+        "gates": run_gate_checks,
+        "pooled": [res.relocated(g.to_json(loaded.id)) for g in pooled],
         "limits": asdict(current_limits()),
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
@@ -66,7 +67,7 @@ def record(out: Path, res: CardResult, key: str) -> None:
     folder.mkdir(exist_ok=True)
     write_json(folder / f"{res.id}.json", {
         "key": key, "entry": res.to_json(),
-        "gates": [g.to_json(res.id) for g in res.gates if g.blocking_failure]})
+        "gates": [res.relocated(g.to_json(res.id)) for g in res.gates if g.blocking_failure]})
 
 
 def reuse(out: Path, res: CardResult, key: str) -> ReusedResult | None:

@@ -25,6 +25,8 @@ class Limits:
     rows: int = 10_000_000  # rows in one split (n)
     replicates: int = 1_000  # replicates per card
     cells: int = 2_000_000_000  # rows x variables in one sampling pass
+    memory: int = 8_000_000_000  # estimated bytes to sample and gate one card (all replicates)
+    grid_cards: int = 100_000  # configurations one grid card may expand into
 
 
 def current_limits() -> Limits:

@@ -59,7 +59,8 @@ def neutralise(text: str) -> str:
 
 def write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
     """Write a table; free-text cells are neutralised for spreadsheets (docs/data-layout.md)."""
-    text_columns = [c for c in frame.columns if frame[c].dtype == object]
+    text_columns = [c for c in frame.columns
+                    if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)]
     if text_columns:
         frame = frame.copy()
         for c in text_columns:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import typer
 
+from scmspec.build import OverrideError, ProtocolOverrides
 from scmspec.errors import Diagnostic, render_diagnostic
 
 
@@ -21,3 +22,12 @@ def echo(text: str) -> None:
 
 def is_tty() -> bool:
     return sys.stdout.isatty()
+
+
+def protocol_overrides(seed: int | None, n_obs: int | None, n_int_obs: int | None,
+                       n_int: int | None, replicates: int | None) -> ProtocolOverrides:
+    """The protocol flags, checked by the card's own protocol model (usage error: exit 2)."""
+    try:
+        return ProtocolOverrides(seed, n_obs, n_int_obs, n_int, replicates)
+    except OverrideError as exc:
+        raise typer.BadParameter(str(exc)) from None

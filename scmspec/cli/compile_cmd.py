@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from scmspec.build import CardResult, ProtocolOverrides
-from scmspec.cli.common import echo, print_diagnostics
+from scmspec.build import CardResult
+from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 from scmspec.parallel import EXECUTORS, BuildReport, OutputError, compile_cards
 from scmspec.progress import card_progress, wanted
 
@@ -42,7 +42,7 @@ def compile_command(
         raise typer.BadParameter(f"no such file or folder: {', '.join(map(str, missing))}")
     if executor not in EXECUTORS:
         raise typer.BadParameter(f"--executor must be one of {', '.join(EXECUTORS)}")
-    overrides = ProtocolOverrides(seed, n_obs, n_int_obs, n_int, replicates)
+    overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     try:
         with card_progress(wanted(progress)) as bar:
             report = compile_cards(paths, out, overrides, gates=gates, select=select,

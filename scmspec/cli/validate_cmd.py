@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scmspec.build import ProtocolOverrides
-from scmspec.cli.common import echo, print_diagnostics
+from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 from scmspec.validate_cards import validate_paths
 
 
@@ -28,8 +27,7 @@ def validate_command(
     Large splits (``--n-obs 200000 --n-int 100000``) are a tail check: the ranges,
     near-copy and intervention gates then see what a pool of many datasets will see.
     """
-    overrides = ProtocolOverrides(seed=seed, replicates=replicates, n_obs=n_obs,
-                                  n_int_obs=n_int_obs, n_int=n_int)
+    overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     reports = validate_paths(paths, overrides)
     if as_json:
         echo(json.dumps([rec for r in reports for rec in r.records()], indent=2))

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from scmspec.compiler.load import SourceMap
 from scmspec.errors import CardError, Diagnostic, DiagnosticBag
+from scmspec.limits import current_limits
 from scmspec.synthetic.factors import SyntheticSpec
 
 
@@ -36,6 +37,22 @@ def fail(code: str, message: str, smap: SourceMap, loc: tuple[str | int, ...],
     """
     path = ".".join(map(str, loc))
     return SynthesisError([Diagnostic(code, message, smap.nearest(loc), hint, path)])
+
+
+def check_count(count: int, smap: SourceMap, loc: tuple[str | int, ...]) -> None:
+    """Refuse a grid that would expand into more configurations than the limit, before it does.
+
+    Example:
+        >>> check_count(10**12, SourceMap("g.yaml"), ("per_cell",))
+        Traceback (most recent call last):
+        ...
+        scmspec.synthetic.errors.SynthesisError: g.yaml:1:1: error[SCM704]: the grid expands ...
+    """
+    limit = current_limits().grid_cards
+    if count > limit:
+        raise fail("SCM704", f"the grid expands into {count:,} configurations, over the limit of "
+                   f"{limit:,}", smap, loc, "expand fewer configurations, or raise "
+                   "SCMSPEC_MAX_GRID_CARDS (docs/limits.md)")
 
 
 def _unknown(bag: DiagnosticBag, what: str, tag: str, known: Iterable[str], smap: SourceMap,

@@ -26,7 +26,7 @@ from scmspec.compiler.spec import Card
 from scmspec.compiler.validate import _data_loc, _explain, _path_text
 from scmspec.discover import display_path
 from scmspec.errors import Diagnostic, DiagnosticBag
-from scmspec.synthetic.errors import SynthesisError, fail
+from scmspec.synthetic.errors import SynthesisError, check_count, fail
 from scmspec.synthetic.factors import GraphFactor, SyntheticSpec
 from scmspec.synthetic.graphs import (
     DrawnGraph,
@@ -98,6 +98,8 @@ def _cross(grid: GridSpec, smap: SourceMap) -> list[Card]:
     if bad:
         raise fail("SCM703", f"unknown graph family {bad[0]!r}", smap, ("graphs",),
                    f"known: {', '.join(GRAPH_FAMILIES)}")
+    check_count(len(grid.graphs or []) * len(grid.d or []) * grid.per_cell
+                * len(grid.protocols) * len(grid.n or [None]), smap, ("per_cell",))
     cards, dependent = [], 0
     for graph in grid.graphs or []:
         for d in grid.d or []:
@@ -182,6 +184,7 @@ def _suite(grid: GridSpec, base_dir: Path, smap: SourceMap, resolve: bool,
     path = _base_path(grid.base or "", base_dir, smap, chain)
     base, base_smap = load_grid(path, display_path(path))
     cards = expand(base, path.parent, base_smap, resolve, (*chain, path.resolve()))
+    check_count(len(cards) * len(grid.protocols) * len(grid.n or [None]), smap, ("n",))
     sub = grid.subset
     if sub is not None:
         cards = [c for c in cards if _in_subset(c, sub.d, sub.graphs, sub.per_cell)]

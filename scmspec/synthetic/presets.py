@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, ProtocolSpec
 from scmspec.registry import Registry
-from scmspec.synthetic.errors import fail
+from scmspec.synthetic.errors import check_count, fail
 from scmspec.synthetic.factors import GraphFactor, NodeRecord, OutputSpec, SyntheticSpec
 from scmspec.synthetic.graphs import DrawnGraph, GraphError, draw_graph
 from scmspec.synthetic.grid_spec import GridSpec
@@ -73,8 +73,9 @@ for _p in (
 def expand_presets(grid: GridSpec, smap: SourceMap) -> list[Card]:
     """One factor card per preset x split x instance; seeds seeds[split] + i."""
     instances, seeds = grid.instances or {}, grid.seeds or {}
+    check_count(len(grid.presets or []) * sum(instances.values()), smap, ("instances",))
     ranges = {s: range(seeds.get(s, 0), seeds.get(s, 0) + instances.get(s, 0)) for s in seeds}
-    if "dev" in ranges and "test" in ranges and set(ranges["dev"]) & set(ranges["test"]):
+    if "dev" in ranges and "test" in ranges and _overlap(ranges["dev"], ranges["test"]):
         raise fail("SCM704", f"the dev seeds {ranges['dev']} and test seeds {ranges['test']} "
                    "overlap; development and test instances must be disjoint", smap, ("seeds",),
                    "move the test seeds past the last dev seed")
@@ -88,6 +89,10 @@ def expand_presets(grid: GridSpec, smap: SourceMap) -> list[Card]:
             for i, seed in enumerate(ranges.get(split, ())):
                 cards.append(_instance(grid, preset, split, i, seed))
     return cards
+
+
+def _overlap(a: range, b: range) -> bool:
+    return max(a.start, b.start) < min(a.stop, b.stop)
 
 
 def _instance(grid: GridSpec, preset: str, split: str, i: int, seed: int) -> Card:
