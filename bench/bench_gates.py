@@ -44,9 +44,10 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from scmspec.build import ProtocolOverrides, _sample_replicate  # noqa: E402
+from scmspec.build import ProtocolOverrides  # noqa: E402
+from scmspec.build.evaluate import _sample_replicate  # noqa: E402
 from scmspec.compiler.pipeline import compile_card, parse_card_text  # noqa: E402
-from scmspec.scm import SCM  # noqa: E402
+from scmspec.samplers.scm import SCM  # noqa: E402
 from scmspec.validators import (  # noqa: E402
     GATES,
     GateContext,

@@ -32,16 +32,12 @@ from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from scmspec.api import LoadedCard  # noqa: E402
-from scmspec.build import (  # noqa: E402
-    CardResult,
-    ProtocolOverrides,
-    build_one,
-    manifest,
-    pool_gates,
-)
+from scmspec.build.cards import CardResult, ProtocolOverrides  # noqa: E402
+from scmspec.build.evaluate import pool_gates  # noqa: E402
+from scmspec.build.outputs import clean_temporaries, write_manifest  # noqa: E402
+from scmspec.build.write import build_one, manifest  # noqa: E402
 from scmspec.compiler.pipeline import compile_card  # noqa: E402
-from scmspec.outputs import clean_temporaries, write_manifest  # noqa: E402
-from scmspec.synthetic.grid import expand_file  # noqa: E402
+from scmspec.synthetic.grid.expand import expand_file  # noqa: E402
 from scmspec.synthetic.materialize import materialize  # noqa: E402
 
 GRID = Path(__file__).resolve().parents[1] / "cards" / "synthetic" / "causalarena.grid.yaml"

@@ -47,8 +47,8 @@ from scmspec.compiler.pipeline import compile_card, parse_card_text  # noqa: E40
 from scmspec.compiler.resolve import resolve  # noqa: E402
 from scmspec.compiler.units import check_units  # noqa: E402
 from scmspec.samplers import numpy_sampler  # noqa: E402
+from scmspec.samplers.scm import SCM  # noqa: E402
 from scmspec.samplers.streams import Streams  # noqa: E402
-from scmspec.scm import SCM  # noqa: E402
 
 Array = np.ndarray
 MECHANISMS = ("tanh", "sigmoid", "exp")

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from scmspec.api import LoadedCard, compile, compile_file, compile_text, load, load_spec
 from scmspec.errors import CardError, Diagnostic, ScmspecError, Span
-from scmspec.scm import SCM, InterventionalData
-
-__version__ = "0.1.0"
+from scmspec.samplers.scm import SCM, InterventionalData
+from scmspec.version import __version__
 
 __all__ = [
     "SCM", "CardError", "Diagnostic", "InterventionalData", "LoadedCard", "ScmspecError", "Span",

@@ -12,7 +12,7 @@ from scmspec.compiler.load import SourceMap
 from scmspec.compiler.pipeline import compile_card, parse_card, parse_card_text
 from scmspec.compiler.spec import Card
 from scmspec.errors import Diagnostic, SchemaError, Span
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 
 SPEC_FORMAT = "scmspec.spec/1"
 
@@ -81,7 +81,7 @@ def load_spec(path: str | Path) -> SCM:
 
 def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str, Any]:
     """The fully resolved specification written as ``spec.json``."""
-    from scmspec import __version__
+    from scmspec.version import __version__
 
     compiled = scm.compiled
     card_json = compiled.card.model_dump(mode="json", by_alias=True, exclude_none=True)

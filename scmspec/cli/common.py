@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import typer
 
-from scmspec.build import OverrideError, ProtocolOverrides
+from scmspec.build.cards import OverrideError, ProtocolOverrides
 from scmspec.errors import Diagnostic, render_diagnostic
 
 

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from scmspec.build import CardResult
+from scmspec.build.cards import CardResult
+from scmspec.build.driver import EXECUTORS, BuildReport, OutputError, compile_cards
+from scmspec.build.progress import card_progress, wanted
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
-from scmspec.parallel import EXECUTORS, BuildReport, OutputError, compile_cards
-from scmspec.progress import card_progress, wanted
 
 
 def compile_command(

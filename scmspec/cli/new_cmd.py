@@ -1,6 +1,6 @@
 """``scmspec new --family F --domain D NAME [--out DIR]``: write a commented skeleton card.
 
-The skeleton (``scmspec.templates``) compiles and passes ``scmspec validate`` as written,
+The skeleton (``scmspec.authoring.templates``) compiles and passes ``scmspec validate`` as written,
 so a newcomer starts from a working card and edits it. An existing file is never
 overwritten (exit 1).
 """
@@ -15,9 +15,9 @@ from typing import Annotated
 
 import typer
 
+from scmspec.authoring.templates import domain_note, skeleton
 from scmspec.cli.common import echo
 from scmspec.compiler.spec import ID_PATTERN
-from scmspec.templates import domain_note, skeleton
 
 SCHEMA = Path("docs") / "card.schema.json"
 

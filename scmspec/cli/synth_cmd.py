@@ -9,7 +9,7 @@ import typer
 
 from scmspec.cli.common import echo, print_diagnostics
 from scmspec.errors import CardError
-from scmspec.synthetic.writer import write_cards
+from scmspec.synthetic.grid.writer import write_cards
 
 
 def synth_command(

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
+from scmspec.build.validate import validate_paths
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
-from scmspec.validate_cards import validate_paths
 
 
 def validate_command(

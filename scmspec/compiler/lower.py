@@ -1,4 +1,4 @@
-"""Stage 5, lower: ResolvedCard -> executable :class:`~scmspec.samplers.plan.Plan`.
+"""Stage 5, lower: ResolvedCard -> executable :class:`~scmspec.compiler.plan.Plan`.
 
 Takes a resolved (and unit-checked) card; hands on a Plan whose steps are
 vectorised numpy callables. Constants are substituted by their values; each
@@ -19,8 +19,8 @@ from sympy.printing.numpy import NumPyPrinter
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.load import SourceMap
+from scmspec.compiler.plan import Block, Evaluate, Plan, Step
 from scmspec.compiler.resolve import ResolvedCard
-from scmspec.samplers.plan import Block, Evaluate, Plan, Step
 
 _NUMPY_FUNCS = {name: e.numpy for name, e in FUNCTIONS.items() if e.numpy is not None}
 _RANDOM = {name for name, e in FUNCTIONS.items() if e.random}

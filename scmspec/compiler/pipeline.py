@@ -7,11 +7,11 @@ from pathlib import Path
 
 from scmspec.compiler.load import SourceMap, load, load_text
 from scmspec.compiler.lower import lower
+from scmspec.compiler.plan import Plan
 from scmspec.compiler.resolve import ResolvedCard, resolve
 from scmspec.compiler.spec import Card
 from scmspec.compiler.units import check_units
 from scmspec.compiler.validate import validate
-from scmspec.samplers.plan import Plan
 
 
 @dataclass(frozen=True)

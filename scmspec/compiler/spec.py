@@ -17,7 +17,7 @@ from scmspec.compiler.kinds.mechanisms import MechanismSpec
 from scmspec.compiler.kinds.noise import NoiseSpec, NoNoise
 from scmspec.compiler.kinds.roots import RootSpec
 from scmspec.compiler.specmodel import SpecModel
-from scmspec.synthetic.factors import SyntheticSpec
+from scmspec.compiler.synthetic_spec import SyntheticSpec
 
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]{0,127}$"

@@ -36,17 +36,25 @@ def validate(data: Any, smap: SourceMap) -> Card:
     try:
         return Card.model_validate(data)
     except ValidationError as exc:
-        bag = DiagnosticBag()
-        for err in exc.errors():
-            loc = _data_loc(data, err["loc"])
-            path = _path_text(loc)
-            message, hint = _explain(err, path, _kind_in(err["loc"]))
-            span = smap.keys.get(loc) if err["type"] == "extra_forbidden" else None
-            if err["type"] == "union_tag_invalid":
-                span = smap.spans.get(loc + ("kind",))
-            bag.add("SCM201", message, span or smap.nearest(loc), hint, path or "<card>")
-        bag.raise_if_any(SchemaError)
-        raise  # pragma: no cover - raise_if_any always raises here
+        raise SchemaError(schema_diagnostics(exc, data, smap)) from None
+
+
+def schema_diagnostics(exc: ValidationError, data: Any, smap: SourceMap,
+                       top: str = "<card>") -> list[Diagnostic]:
+    """One located SCM201 per pydantic error: the field path, what is wrong, how to fix it.
+
+    Public for other documents written in the card language's style (grid cards).
+    """
+    bag = DiagnosticBag()
+    for err in exc.errors():
+        loc = _data_loc(data, err["loc"])
+        path = _path_text(loc)
+        message, hint = _explain(err, path, _kind_in(err["loc"]))
+        span = smap.keys.get(loc) if err["type"] == "extra_forbidden" else None
+        if err["type"] == "union_tag_invalid":
+            span = smap.spans.get(loc + ("kind",))
+        bag.add("SCM201", message, span or smap.nearest(loc), hint, path or top)
+    return bag.items
 
 
 def _check_size(data: Any, smap: SourceMap) -> None:

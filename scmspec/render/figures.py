@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scmspec.build.discover import discover
 from scmspec.compiler.load import read_card
 from scmspec.compiler.pipeline import compile_card, parse_card
-from scmspec.discover import discover
 from scmspec.errors import CardError, Diagnostic, Span
 from scmspec.render.graphviz import GraphvizNotFound, dot_available, to_dot, write_figure
 

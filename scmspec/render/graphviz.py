@@ -26,7 +26,7 @@ import graphviz
 from scmspec.compiler.pipeline import CompiledCard
 from scmspec.errors import ScmspecError
 from scmspec.render.describe import effective_role, mechanism_family, unit_text
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 
 FORMATS = ("svg", "png", "pdf")
 LARGE = 40  # above this many variables, use tighter spacing and smaller type

@@ -20,8 +20,8 @@ from scipy import special
 from scmspec.compiler.kinds.interventions import HandlerBase
 from scmspec.compiler.kinds.noise import NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
+from scmspec.compiler.plan import Plan, Step
 from scmspec.errors import Diagnostic, SamplingError
-from scmspec.samplers.plan import Plan, Step
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
@@ -164,7 +164,7 @@ def _block_uniforms(plan: Plan, n: int, streams: Streams) -> dict[str, Array]:
         rng = streams.generator(f"block{i}", purpose="block")
         z = rng.standard_normal((n, len(block.variables)))
         if block.kind == "uniform_ball":
-            u = _ball_uniforms(z, rng.random(n))
+            u = ball_uniforms(z, rng.random(n))
         else:
             u = special.ndtr(z @ block.cholesky.T)  # type: ignore[union-attr]
         for j, v in enumerate(block.variables):
@@ -172,7 +172,7 @@ def _block_uniforms(plan: Plan, n: int, streams: Streams) -> dict[str, Array]:
     return out
 
 
-def _ball_uniforms(z: Array, v: Array) -> Array:
+def ball_uniforms(z: Array, v: Array) -> Array:
     """Copula uniforms of a uniform draw from the unit r-ball.
 
     The point is a random direction (normalised normals ``z``) times radius V^(1/r);

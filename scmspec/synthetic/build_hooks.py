@@ -50,7 +50,7 @@ def parsers(path: Path, raw: bytes, name: str, select: str | None = None
     if not _GRID.search(raw):
         yield "", lambda: _materialised(*parse_card_text(raw, name))
         return
-    from scmspec.synthetic.grid import expand_file
+    from scmspec.synthetic.grid.expand import expand_file
 
     try:
         cards, smap = expand_file(path, select, name=name)
@@ -59,7 +59,14 @@ def parsers(path: Path, raw: bytes, name: str, select: str | None = None
         yield "", lambda: _raise(error)
         return
     for card in cards:
-        yield f"#{card.id}", (lambda c=card: (materialize(c, smap), smap))
+        yield f"#{card.id}", _materialiser(card, smap)
+
+
+def _materialiser(card: Card, smap: SourceMap) -> Parse:
+    """The parse step of one grid configuration: materialise it when the build asks."""
+    def parse() -> tuple[Card, SourceMap]:
+        return materialize(card, smap), smap
+    return parse
 
 
 def _raise(exc: Exception) -> tuple[Card, SourceMap]:
@@ -110,7 +117,7 @@ def observe(card: Card, seed: int, replicate: int, folder: Path,
     spec = card.synthetic
     if spec is None or not (spec.observation or spec.output.standardize):
         return frames, {}
-    from scmspec.outputs import write_csv
+    from scmspec.textio import write_csv
 
     continuous = {v for v, s in card.variables.items() if s.kind == "continuous"}
     out: dict[str, pd.DataFrame] = {}
@@ -204,7 +211,7 @@ def write_graph_extras(folder: Path, scm: Any) -> None:
     if scm.compiled.card.synthetic is None:
         return
     from scmspec.interop.graphs import MixedGraph, cpdag
-    from scmspec.outputs import write_csv
+    from scmspec.textio import write_csv
 
     adj = scm.adjacency(True)
     g = cpdag(MixedGraph.from_dag(list(adj.columns), adj.to_numpy()))

@@ -17,9 +17,9 @@ import difflib
 from collections.abc import Iterable
 
 from scmspec.compiler.load import SourceMap
+from scmspec.compiler.synthetic_spec import SyntheticSpec
 from scmspec.errors import CardError, Diagnostic, DiagnosticBag
 from scmspec.limits import current_limits
-from scmspec.synthetic.factors import SyntheticSpec
 
 
 class SynthesisError(CardError):
@@ -65,20 +65,22 @@ def _unknown(bag: DiagnosticBag, what: str, tag: str, known: Iterable[str], smap
 
 def check_tags(spec: SyntheticSpec, smap: SourceMap) -> None:
     """Every tag the factors name exists in its registry; raise all misses at once."""
-    from scmspec.synthetic.dependency import ROOT_DEPENDENCIES
-    from scmspec.synthetic.graphs import GRAPH_FAMILIES
-    from scmspec.synthetic.node_factors import MECHANISM_FACTORS, NOISE_FACTORS, ROOT_FACTORS
+    from scmspec.synthetic.graphs.draw import GRAPH_FAMILIES
+    from scmspec.synthetic.nodes.dependency import ROOT_DEPENDENCIES
+    from scmspec.synthetic.nodes.factors import MECHANISM_FACTORS, NOISE_FACTORS, ROOT_FACTORS
     from scmspec.synthetic.protocols import PROTOCOLS
     from scmspec.synthetic.stressors import STRESSORS
 
     bag = DiagnosticBag()
-    singles = [("graph family", spec.graph.family, GRAPH_FAMILIES, ("graph", "family")),
-               ("root dependency", spec.root_dependency, ROOT_DEPENDENCIES, ("root_dependency",)),
-               ("intervention protocol", spec.protocol, PROTOCOLS, ("protocol",))]
-    lists = [("mechanism family", spec.mechanisms, MECHANISM_FACTORS, "mechanisms"),
-             ("noise family", spec.noise, NOISE_FACTORS, "noise"),
-             ("root family", spec.roots, ROOT_FACTORS, "roots"),
-             ("difficulty stressor", spec.difficulty, STRESSORS, "difficulty")]
+    singles: list[tuple[str, str, Iterable[str], tuple[str, ...]]] = [
+        ("graph family", spec.graph.family, GRAPH_FAMILIES, ("graph", "family")),
+        ("root dependency", spec.root_dependency, ROOT_DEPENDENCIES, ("root_dependency",)),
+        ("intervention protocol", spec.protocol, PROTOCOLS, ("protocol",))]
+    lists: list[tuple[str, list[str] | None, Iterable[str], str]] = [
+        ("mechanism family", spec.mechanisms, MECHANISM_FACTORS, "mechanisms"),
+        ("noise family", spec.noise, NOISE_FACTORS, "noise"),
+        ("root family", spec.roots, ROOT_FACTORS, "roots"),
+        ("difficulty stressor", spec.difficulty, STRESSORS, "difficulty")]
     for what, tag, registry, loc in singles:
         if tag not in registry:
             _unknown(bag, what, tag, registry, smap, ("synthetic", *loc))

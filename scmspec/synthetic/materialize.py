@@ -23,20 +23,20 @@ from scipy import special
 from scmspec.compiler.kinds.interventions import HandlerSpec
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card
-from scmspec.samplers.numpy_sampler import _ball_uniforms
-from scmspec.synthetic.dependency import ROOT_DEPENDENCIES, draw_block, standardised
+from scmspec.compiler.synthetic_spec import NodeRecord, SyntheticSpec
+from scmspec.samplers.numpy_sampler import ball_uniforms
 from scmspec.synthetic.errors import SynthesisError, check_tags, fail
-from scmspec.synthetic.factors import NodeRecord, SyntheticSpec
-from scmspec.synthetic.graphs import DrawnGraph, GraphError, draw_graph, min_roots
-from scmspec.synthetic.mixing import (
+from scmspec.synthetic.graphs.draw import DrawnGraph, GraphError, draw_graph, min_roots
+from scmspec.synthetic.nodes.dependency import ROOT_DEPENDENCIES, draw_block, standardised
+from scmspec.synthetic.nodes.draw import integer
+from scmspec.synthetic.nodes.factors import MECHANISM_FACTORS, NOISE_FACTORS, ROOT_FACTORS
+from scmspec.synthetic.nodes.mixing import (
     assign_noise,
     draw_families,
     family_count_range,
     root_family_count_range,
     spread,
 )
-from scmspec.synthetic.node_factors import MECHANISM_FACTORS, NOISE_FACTORS, ROOT_FACTORS
-from scmspec.synthetic.node_factors_draw import integer
 from scmspec.synthetic.pilot import MAX_NODE_ATTEMPTS, NEAR_COPY, PILOT_ROWS, Pilot, draw_node
 from scmspec.synthetic.protocols import (
     PROTOCOLS,
@@ -58,7 +58,7 @@ def materialize(card: Card, smap: SourceMap | None = None) -> Card:
     """The fully specified card of a factor card (other cards come back unchanged).
 
     Example:
-        >>> from scmspec.synthetic.factors import GraphFactor
+        >>> from scmspec.compiler.synthetic_spec import GraphFactor
         >>> factor = Card(id="demo", title="t", family="synthetic", domain="synthetic",
         ...     synthetic=SyntheticSpec(seed=1, graph=GraphFactor(family="chain", d=6)))
         >>> full = materialize(factor)
@@ -70,7 +70,7 @@ def materialize(card: Card, smap: SourceMap | None = None) -> Card:
         return card
     smap = smap or SourceMap(f"<{card.id}>")
     if spec.preset is not None:
-        from scmspec.synthetic.presets import materialize_preset
+        from scmspec.synthetic.grid.presets import materialize_preset
 
         return materialize_preset(card, smap)
     check_tags(spec, smap)
@@ -244,7 +244,7 @@ def _root_pilot(block: dict[str, Any], dists: dict[str, Any], n: int,
         return {r: np.asarray(dists[r].draw(rng, n), dtype=float) for r in names}
     z = rng.standard_normal((n, len(names)))
     if block["kind"] == "uniform_ball":
-        u = _ball_uniforms(z, rng.random(n))
+        u = ball_uniforms(z, rng.random(n))
     else:
         u = special.ndtr(z @ np.linalg.cholesky(np.asarray(block["correlation"])).T)
     return {r: np.asarray(dists[r].ppf(u[:, j]), dtype=float) for j, r in enumerate(names)}

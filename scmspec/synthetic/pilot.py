@@ -26,9 +26,9 @@ import numpy as np
 from scmspec.compiler.kinds.interventions import HandlerBase
 from scmspec.compiler.kinds.mechanism_base import MechanismBase
 from scmspec.compiler.kinds.noise_base import NoiseBase
-from scmspec.synthetic.node_factors import MECHANISM_FACTORS, NOISE_FACTORS, fit_rank_grid
-from scmspec.synthetic.node_factors_draw import r6, r6s
-from scmspec.synthetic.noise_boost import louder
+from scmspec.synthetic.nodes.draw import r6, r6s
+from scmspec.synthetic.nodes.factors import MECHANISM_FACTORS, NOISE_FACTORS, fit_rank_grid
+from scmspec.synthetic.nodes.noise_boost import louder
 from scmspec.synthetic.rng import stream
 
 Array = np.ndarray
@@ -238,7 +238,8 @@ def _attempt(name: str, parents: tuple[str, ...], pair: tuple[str, str], pilot: 
     factor = MECHANISM_FACTORS.lookup(mech_tag)
     unit = fit_rank_grid(factor.draw(parents, stream(seed, key, "node", name, attempt), 1.0),
                          cols)
-    f1 = np.asarray(unit.lower(parents)(*[cols[p] for p in parents]), dtype=float)  # type: ignore[operator]
+    f1 = np.asarray(unit.lower(parents)(*[cols[p] for p in parents]),  # type: ignore[operator]
+                    dtype=np.float64)
     mean, sd = float(f1.mean()), float(f1.std())
     if not np.isfinite(sd) or sd < 1e-9:
         return None, "the mechanism is (near) constant on the pilot"

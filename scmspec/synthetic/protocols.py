@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from scmspec.registry import Registry
-from scmspec.synthetic.mixing import by_reference_size
-from scmspec.synthetic.node_factors_draw import r6
+from scmspec.synthetic.nodes.draw import r6
+from scmspec.synthetic.nodes.mixing import by_reference_size
 from scmspec.synthetic.rng import Rng, pick
 
 Handler = dict[str, Any]
@@ -141,7 +141,8 @@ def stressed_handler(difficulty: list[str], discrete: bool, rng: Rng) -> Handler
         >>> stressed_handler(["soft_interventions"], False, stream(0, "k"))
         {'kind': 'soft', 'softness': 0.45}
     """
-    options = [t for t in ("distribution_shift", "soft_interventions") if t in difficulty]
+    options: list[str] = [t for t in ("distribution_shift", "soft_interventions")
+                          if t in difficulty]
     if discrete or not options:
         return None
     if pick(rng, options) == "soft_interventions":

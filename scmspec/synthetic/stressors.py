@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from scmspec.compiler.synthetic_spec import ObservationStressorSpec
 from scmspec.registry import Registry
-from scmspec.synthetic.factors import ObservationStressorSpec
 from scmspec.synthetic.rng import Rng, pick
 
 Array = np.ndarray

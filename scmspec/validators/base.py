@@ -6,6 +6,9 @@ author can act on (the variables, the value that broke the rule, the threshold
 and the fix), and the card location it concerns. Thresholds and severities live
 in :mod:`scmspec.validators.thresholds`.
 
+Only the protocol lives here; the gates themselves are in one module per topic,
+listed explicitly by :mod:`scmspec.validators.gates`, which runs them.
+
 Two registries: ``GATES`` hold per-card gates (one card, its sampled replicates);
 ``POOL_GATES`` hold gates over a pool of cards validated or compiled together,
 returning results per card id. Both pass through :func:`justify`, which applies
@@ -32,9 +35,8 @@ from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY, Severi
 
 Status = Literal["pass", "fail", "warn", "skip"]
 T = TypeVar("T")
-__all__ = ["GATES", "POOL_GATES", "GateContext", "GateResult", "ReplicateData", "Severity",
-           "Status", "count_assignment", "justify", "make_result", "reachability", "run_gates",
-           "run_pool_gates"]
+__all__ = ["GATES", "POOL_GATES", "REPORT_ORDER", "GateContext", "GateResult", "ReplicateData",
+           "Severity", "Status", "count_assignment", "justify", "make_result", "reachability"]
 
 
 @dataclass(frozen=True)
@@ -302,32 +304,8 @@ Gate = Callable[[GateContext], Iterable[GateResult]]
 PoolGate = Callable[[Sequence[CompiledCard]], Mapping[str, Sequence[GateResult]]]
 GATES: Registry[Gate] = Registry("gate")
 # Reports list gates in the documented order (thresholds.SEVERITY), whatever the import order.
-_REPORT_ORDER = {gate: i for i, gate in enumerate(SEVERITY)}
+REPORT_ORDER = {gate: i for i, gate in enumerate(SEVERITY)}
 POOL_GATES: Registry[PoolGate] = Registry("pool gate")
-
-
-def run_gates(ctx: GateContext, only: Iterable[str] | None = None) -> list[GateResult]:
-    """Run every registered per-card gate (or those in ``only``), in registration order."""
-    from scmspec.validators import gates as _gates  # noqa: F401  (registers the gates)
-
-    wanted = set(only) if only is not None else None
-    results: list[GateResult] = []
-    for name, gate in sorted(GATES.items(), key=lambda item: _REPORT_ORDER.get(item[0], 999)):
-        if wanted is None or name in wanted:
-            results.extend(gate(ctx))
-    return justify(results, ctx.compiled)
-
-
-def run_pool_gates(pool: Sequence[CompiledCard]) -> dict[str, list[GateResult]]:
-    """Run every pool gate over cards checked together; results keyed by card id."""
-    from scmspec.validators import gates as _gates  # noqa: F401  (registers the gates)
-
-    out: dict[str, list[GateResult]] = {c.card.id: [] for c in pool}
-    for _, gate in POOL_GATES.items():
-        for card_id, results in gate(pool).items():
-            out[card_id].extend(results)
-    by_id = {c.card.id: c for c in pool}
-    return {k: justify(v, by_id[k]) for k, v in out.items()}
 
 
 def justify(results: Sequence[GateResult], compiled: CompiledCard) -> list[GateResult]:

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from scmspec.compiler.plan import Step
 from scmspec.samplers.numpy_sampler import Sample
-from scmspec.samplers.plan import Step
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
 from scmspec.validators.thresholds import RESIDUAL_ATOL, RESIDUAL_RTOL, RESIDUAL_SIGN_Z
 

@@ -1,78 +1,57 @@
-"""The registered gates, in report order (imported explicitly by ``run_gates``).
+"""Every gate, listed explicitly, and running them.
 
-Registration must not depend on something else happening to import a module,
-so every gate module is imported here, once, in the order its gates appear in
-reports: compile stages and structure, data, formulas, interventions,
-sortability, selection, then the card's justifications; pool gates last.
+Registration must not depend on something else happening to import a module, so
+every gate module is imported here, once: compile stages and structure, data,
+formulas, interventions, sortability, selection, the card's justifications, and
+the pool gates. :func:`run_gates` and :func:`run_pool_gates` live in this module,
+so whoever can run the gates has registered all of them; reports list gates in
+the documented order (``thresholds.SEVERITY``) whatever this import order is.
+A new gate: one function in the module of its topic (or a new module listed here),
+registered with ``@GATES.register("name")``, its severity and threshold in
+``thresholds``, a row in docs/gates.md.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterator
+from collections.abc import Iterable, Sequence
 
+from scmspec.compiler.pipeline import CompiledCard
 from scmspec.validators import (  # noqa: F401  (imported for their registrations)
     data_gates,
     formula_gates,
     intervention_gates,
+    justification_gates,
     latent_gates,
     pool_gates,
     protocol_gates,
     sortability,
     structure_gates,
 )
-from scmspec.validators.base import GATES, GateContext, GateResult, make_result
-from scmspec.validators.thresholds import JUSTIFIABLE_BLOCKING, SEVERITY
-
-# How many variables a finding of these gates names (a scoped justification must match).
-SCOPE_SIZE = {"near_copy": 2, "category_dominance": 1, "latent_paths": 2}
-
-
-def _scoped_problem(ctx: GateContext, gate: str, names: list[str]) -> str:
-    """Why a scoped justification can never match a finding ('' when it can)."""
-    unknown = [v for v in names if v not in ctx.compiled.card.variables]
-    if unknown:
-        return (f"the justification for {gate!r} names unknown variable(s) "
-                f"{', '.join(map(repr, unknown))}; use the card's variable names")
-    size = SCOPE_SIZE.get(gate)
-    if size is not None and len(set(names)) != size:
-        what = "a pair of variables" if size == 2 else "one variable"
-        return (f"a scoped justification for {gate!r} must name {what} (got "
-                f"{', '.join(map(repr, names))}); its findings are per "
-                f"{'pair' if size == 2 else 'variable'}")
-    return ""
+from scmspec.validators.base import (
+    GATES,
+    POOL_GATES,
+    REPORT_ORDER,
+    GateContext,
+    GateResult,
+    justify,
+)
 
 
-@GATES.register("justifications")
-def justifications(ctx: GateContext) -> Iterator[GateResult]:
-    """Every justification names a known gate that a justification can relax."""
-    notes = ctx.compiled.card.justifications
-    ok = True
-    for gate, text in notes.items():
-        where = ctx.where("justifications", gate)
-        if gate not in SEVERITY:
-            ok = False
-            guess = difflib.get_close_matches(gate, list(SEVERITY), n=1)
-            hint = f"did you mean {guess[0]!r}?" if guess else "see docs/gates.md for gate ids"
-            yield make_result("justifications", "warn", f"justification for unknown gate "
-                              f"{gate!r}: {hint}", where, (gate,))
-        elif SEVERITY[gate] == "blocking" and gate not in JUSTIFIABLE_BLOCKING:
-            ok = False
-            yield make_result("justifications", "warn", f"{gate!r} is a blocking gate and "
-                              "cannot be justified away (only warnings, category_dominance and "
-                              "near_copy can); fix the card instead", where, (gate,))
-        elif isinstance(text, str) and not text.strip():
-            ok = False
-            yield make_result("justifications", "warn", f"the justification for {gate!r} is "
-                              "empty; write why the finding is acceptable", where, (gate,))
-        elif not isinstance(text, str):
-            for i, entry in enumerate(text):
-                problem = _scoped_problem(ctx, gate, entry.variables)
-                if problem:
-                    ok = False
-                    yield make_result("justifications", "warn", problem,
-                                      ctx.where("justifications", gate, i), (gate,))
-    if ok:
-        yield make_result("justifications", "pass" if notes else "skip",
-                          f"{len(notes)} justifications, each for a relaxable gate" if notes
-                          else "the card justifies nothing")
+def run_gates(ctx: GateContext, only: Iterable[str] | None = None) -> list[GateResult]:
+    """Run every registered per-card gate (or those in ``only``), in registration order."""
+    wanted = set(only) if only is not None else None
+    results: list[GateResult] = []
+    for name, gate in sorted(GATES.items(), key=lambda item: REPORT_ORDER.get(item[0], 999)):
+        if wanted is None or name in wanted:
+            results.extend(gate(ctx))
+    return justify(results, ctx.compiled)
+
+
+def run_pool_gates(pool: Sequence[CompiledCard]) -> dict[str, list[GateResult]]:
+    """Run every pool gate over cards checked together; results keyed by card id."""
+    out: dict[str, list[GateResult]] = {c.card.id: [] for c in pool}
+    for _, gate in POOL_GATES.items():
+        for card_id, results in gate(pool).items():
+            out[card_id].extend(results)
+    by_id = {c.card.id: c for c in pool}
+    return {k: justify(v, by_id[k]) for k, v in out.items()}

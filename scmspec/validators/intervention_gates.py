@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scmspec.compiler.plan import Plan
 from scmspec.samplers.numpy_sampler import PILOT_ROWS, assign_targets, run_pass
-from scmspec.samplers.plan import Plan
 from scmspec.samplers.replay import natural_rows, natural_steps, rowwise
 from scmspec.samplers.streams import Streams
 from scmspec.validators.base import (

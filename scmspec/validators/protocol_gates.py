@@ -1,7 +1,7 @@
 """Gates on the released protocol: masks and splits agree, a selection keeps sane rows.
 
 ``mask_consistency`` checks the sampled arrays with the writer's own typing rule
-(:func:`scmspec.scm._typed`), without building DataFrames; the dtype question of
+(:func:`scmspec.samplers.scm.typed_column`), without building DataFrames; the dtype question of
 every discrete column of every replicate and split is answered on one stacked
 matrix. ``selection_rate`` reads the acceptance the sampler recorded.
 """
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from scmspec.scm import _typed
+from scmspec.samplers.scm import typed_column
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
 from scmspec.validators.thresholds import SELECTION_FAIL, SELECTION_NOOP, SELECTION_WARN
 
@@ -26,7 +26,7 @@ def _discrete_columns(ctx: GateContext) -> list[str]:
 
 
 def _written_dtypes(columns: dict[str, Array], names: list[str]) -> list[np.dtype]:
-    """The dtype the writer gives each discrete column (:func:`scmspec.scm._typed`'s rule).
+    """The dtype the writer gives each discrete column (``typed_column``'s rule, samplers.scm).
 
     int64 when every value is a finite integer, else the column's own dtype.
     """
@@ -44,7 +44,7 @@ def _written_dtypes_all(splits: list[dict[str, Array]], names: list[str]
         integral = (np.isfinite(m).all(axis=1) & (m == np.round(m)).all(axis=1)).tolist()
         flat = [np.dtype(np.int64) if i else np.dtype(np.float64) for i in integral]
     else:
-        flat = [_typed(c, "discrete").dtype for c in cols]
+        flat = [typed_column(c, "discrete").dtype for c in cols]
     k = len(names)
     return [flat[i * k:(i + 1) * k] for i in range(len(splits))]
 
@@ -71,7 +71,7 @@ def _mask_problems(ctx: GateContext, r: int,
     """(message, variables) for every way replicate r's splits and mask could disagree.
 
     Works on the sampled arrays with the writer's own typing rule
-    (:func:`scmspec.scm._typed`), without building the DataFrames: the mask the
+    (:func:`scmspec.samplers.scm.typed_column`), without building the DataFrames: the mask the
     writer emits is the assignment matrix restricted to observed targets.
     """
     plan, rep, proto = ctx.compiled.plan, ctx.replicates[r], ctx.protocol

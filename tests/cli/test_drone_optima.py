@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import scmspec
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 
 CARDS = Path(__file__).resolve().parents[2] / "cards" / "causalgame"
 N = 40_000

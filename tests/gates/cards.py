@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from scmspec.build import ProtocolOverrides
-from scmspec.validate_cards import CardReport, validate_paths
+from scmspec.build.validate import CardReport, validate_paths
 from scmspec.validators import GateResult
 
 GOOD_VARIABLES = """\

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from scmspec.build import Evaluated, ProtocolOverrides, evaluate, parse_all
+from scmspec.build import ProtocolOverrides, parse_all
+from scmspec.build.evaluate import Evaluated, evaluate
 from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.streams import Streams
 from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from scmspec.build import Evaluated, ProtocolOverrides, evaluate, parse_all
+from scmspec.build import ProtocolOverrides, parse_all
+from scmspec.build.evaluate import Evaluated, evaluate
 from scmspec.validators import GateContext, GateResult, ReplicateData, run_gates
 from tests.gates.cards import FORMULA, FORMULA_EDGES, GOOD, card, failure, gate, statuses
 

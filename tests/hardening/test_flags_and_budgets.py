@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from scmspec.build import ProtocolOverrides, memory_estimate
+from scmspec.build import ProtocolOverrides
+from scmspec.build.driver import compile_cards
+from scmspec.build.evaluate import memory_estimate
 from scmspec.cli import app
 from scmspec.compiler.spec import ProtocolSpec
-from scmspec.parallel import compile_cards
 from scmspec.validators.sortability import sortabilities
 from tests.parallel.cards import card_text, write_cards
 

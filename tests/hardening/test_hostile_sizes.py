@@ -17,11 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 from scmspec.build import ProtocolOverrides
+from scmspec.build.driver import compile_cards
 from scmspec.cli import app
 from scmspec.compiler.pipeline import compile_card, parse_card_text
 from scmspec.errors import CardError
 from scmspec.limits import current_limits
-from scmspec.parallel import compile_cards
 
 SMALL = """\
 id: hostile

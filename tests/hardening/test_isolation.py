@@ -16,8 +16,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from scmspec import build as build_module
-from scmspec import parallel
+from scmspec.build import cards as cards_module
+from scmspec.build import driver
+from scmspec.build import evaluate as evaluate_module
+from scmspec.build import write as write_module
+from scmspec.build.cards import CardResult, ProtocolOverrides
 from scmspec.cli import app
 from tests.parallel.cards import write_cards
 
@@ -39,22 +42,21 @@ def _only_for_victim(real: Any, card_of: Any) -> Any:
     return wrapped
 
 
-STAGES = {
-    "compiling": ("compile_card", lambda card, *a, **k: card.id),
-    "sampling": ("_sample_replicate", lambda scm, *a, **k: scm.compiled.card.id),
-    "running the gates": ("run_gates", lambda ctx, *a, **k: ctx.compiled.card.id),
-    "writing": ("_write_dataset", lambda tmp, done, res, loaded: loaded.id),
+STAGES = {  # stage: (module, function, the card id of a call)
+    "compiling": (evaluate_module, "compile_card", lambda card, *a, **k: card.id),
+    "sampling": (evaluate_module, "_sample_replicate", lambda scm, *a, **k: scm.compiled.card.id),
+    "running the gates": (evaluate_module, "run_gates", lambda ctx, *a, **k: ctx.compiled.card.id),
+    "writing": (write_module, "_write_dataset", lambda tmp, done, res, loaded: loaded.id),
 }
 
 
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_a_fault_in_one_card_fails_that_card_only(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
-    name, card_of = STAGES[stage]
-    monkeypatch.setattr(build_module, name, _only_for_victim(getattr(build_module, name),
-                                                             card_of))
+    module, name, card_of = STAGES[stage]
+    monkeypatch.setattr(module, name, _only_for_victim(getattr(module, name), card_of))
     if name == "compile_card":  # the pool compiles each card first; both paths break
-        monkeypatch.setattr(parallel, "compile_pool", lambda loaded: {})
+        monkeypatch.setattr(driver, "compile_pool", lambda loaded: {})
     cards = write_cards(tmp_path / "cards")
     out = tmp_path / "data"
     result = CliRunner().invoke(app, ["compile", str(cards), "--out", str(out)])
@@ -71,7 +73,7 @@ def test_a_fault_in_one_card_fails_that_card_only(
 
 
 def test_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(build_module, "_sample_replicate", _boom)
+    monkeypatch.setattr(evaluate_module, "_sample_replicate", _boom)
     cards = write_cards(tmp_path / "cards")
     args = ["compile", str(cards), "--out", str(tmp_path / "data"), "--no-gates"]
     quiet = CliRunner().invoke(app, args)
@@ -82,7 +84,7 @@ def test_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_a_fault_while_parsing_one_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                         ) -> None:
-    real = build_module.synthetic_hooks.parsers
+    real = cards_module.synthetic_hooks.parsers
 
     def parsers(path: Path, raw: bytes, name: str, select: str | None = None) -> Any:
         if path.name == "chain.yaml":
@@ -90,7 +92,7 @@ def test_a_fault_while_parsing_one_card(tmp_path: Path, monkeypatch: pytest.Monk
             return
         yield from real(path, raw, name, select)
 
-    monkeypatch.setattr(build_module.synthetic_hooks, "parsers", parsers)
+    monkeypatch.setattr(cards_module.synthetic_hooks, "parsers", parsers)
     cards = write_cards(tmp_path / "cards")
     for command in ("compile", "validate"):
         extra = ["--out", str(tmp_path / "data")] if command == "compile" else []
@@ -102,17 +104,16 @@ def test_a_fault_while_parsing_one_card(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_validate_isolates_a_card_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    name, card_of = STAGES["sampling"]
-    monkeypatch.setattr(build_module, name, _only_for_victim(getattr(build_module, name),
-                                                             card_of))
+    module, name, card_of = STAGES["sampling"]
+    monkeypatch.setattr(module, name, _only_for_victim(getattr(module, name), card_of))
     result = CliRunner().invoke(app, ["validate", str(write_cards(tmp_path / "cards"))])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.output.count(": ok") == 1 and "SCM901" in result.output
 
 
 def test_a_lost_worker_fails_its_card_only() -> None:
-    task = parallel.Task(0, None, build_module.CardResult("c.yaml", "0" * 64), Path("."),  # type: ignore[arg-type]
-                         build_module.ProtocolOverrides(), True, ())
-    res = parallel._result(_boom, task)  # type: ignore[arg-type]
+    task = driver.Task(0, None, CardResult("c.yaml", "0" * 64), Path("."),  # type: ignore[arg-type]
+                       ProtocolOverrides(), True, ())
+    res = driver._result(_boom, task)  # type: ignore[arg-type]
     assert res.status == "failed" and res.diagnostics[0].code == "SCM901"
     assert "while running in a worker" in res.diagnostics[0].message

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from scmspec.build.outputs import STAMP, clean_temporaries, owned
 from scmspec.cli import app
-from scmspec.outputs import STAMP, clean_temporaries, owned
 from tests.parallel.cards import card_text, tree, write_cards
 
 BAD = """\

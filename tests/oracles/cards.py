@@ -9,7 +9,7 @@ import numpy as np
 
 import scmspec
 from scmspec.compiler.spec import Card
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 
 
 def card(variables: dict[str, Any], edges: list[tuple[str, str]] | None = None,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scmspec import build as build_module
+from scmspec.build import write as write_module
 from scmspec.cli import app
 from tests.parallel.cards import tree, write_cards
 
@@ -80,7 +80,7 @@ def test_full_disk_names_the_card_and_fails(tmp_path: Path, monkeypatch: pytest.
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(build_module, "write_csv", full)
+    monkeypatch.setattr(write_module, "write_csv", full)
     result = CliRunner().invoke(app, ["compile", str(cards), "--out", str(out), "--no-gates"])
     assert result.exit_code == 1, result.output
     assert "error[SCM801]" in result.output and "disk is full" in result.output

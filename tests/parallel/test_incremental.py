@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from scmspec.build import ProtocolOverrides
-from scmspec.parallel import compile_cards
+from scmspec.build.driver import compile_cards
 from tests.parallel.cards import GRAPHS, card_text, tree, write_cards
 
 

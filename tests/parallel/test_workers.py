@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scmspec.build import ProtocolOverrides
-from scmspec.parallel import compile_cards
+from scmspec.build.driver import compile_cards
 from tests.parallel.cards import tree, write_cards
 
 

@@ -23,7 +23,7 @@ from scmspec.compiler.pipeline import compile_card
 from scmspec.compiler.spec import Card
 from scmspec.errors import CardError
 from scmspec.samplers import numpy_sampler
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 from tests.properties.strategies import SETTINGS, dag_cards, shuffled, topological_names
 
 N = 64

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scmspec.synthetic.graphs import (
+from scmspec.synthetic.graphs.draw import (
     GRAPH_FAMILIES,
     GraphError,
     depth,

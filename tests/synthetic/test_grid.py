@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 from scmspec.cli import app
 from scmspec.compiler.load import SourceMap
 from scmspec.synthetic.errors import SynthesisError
-from scmspec.synthetic.graphs import draw_graph, in_degree_caps, to_networkx
-from scmspec.synthetic.grid import choose, expand_file, factors_of
-from scmspec.synthetic.mixing import family_count_range
+from scmspec.synthetic.graphs.draw import draw_graph, in_degree_caps, to_networkx
+from scmspec.synthetic.grid.expand import choose, expand_file, factors_of
+from scmspec.synthetic.grid.yaml_out import card_yaml
+from scmspec.synthetic.nodes.mixing import family_count_range
 from scmspec.synthetic.protocols import target_pool_range
-from scmspec.synthetic.yaml_out import card_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 POOL = ROOT / "cards" / "synthetic" / "causalarena.grid.yaml"
@@ -173,7 +173,7 @@ def test_synth_writes_frozen_cards_and_compile_accepts_grids(tmp_path: Path) -> 
 
 
 def test_folder_walks_skip_grid_cards(tmp_path: Path) -> None:
-    from scmspec.discover import discover
+    from scmspec.build.discover import discover
 
     grid = _grid(tmp_path)
     assert discover([tmp_path]) == [] and [f.path for f in discover([grid])] == [grid]

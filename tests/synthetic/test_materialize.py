@@ -17,17 +17,17 @@ from scmspec.build import ProtocolOverrides, build
 from scmspec.compiler.load import load_text
 from scmspec.compiler.pipeline import compile_card
 from scmspec.compiler.spec import Card
+from scmspec.compiler.synthetic_spec import GraphFactor, SyntheticSpec
 from scmspec.compiler.validate import validate
-from scmspec.scm import SCM
+from scmspec.samplers.scm import SCM
 from scmspec.synthetic.build_hooks import MAX_SCM_ATTEMPTS, redraw
-from scmspec.synthetic.dependency import ROOT_DEPENDENCIES, draw_block
 from scmspec.synthetic.errors import SynthesisError
-from scmspec.synthetic.factors import GraphFactor, SyntheticSpec
-from scmspec.synthetic.graphs import GRAPH_FAMILIES
+from scmspec.synthetic.graphs.draw import GRAPH_FAMILIES
+from scmspec.synthetic.grid.yaml_out import card_yaml
 from scmspec.synthetic.materialize import materialize
-from scmspec.synthetic.mixing import family_count_range, root_family_count_range
+from scmspec.synthetic.nodes.dependency import ROOT_DEPENDENCIES, draw_block
+from scmspec.synthetic.nodes.mixing import family_count_range, root_family_count_range
 from scmspec.synthetic.rng import stream
-from scmspec.synthetic.yaml_out import card_yaml
 from scmspec.validators import make_result
 
 

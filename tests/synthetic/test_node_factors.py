@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import scmspec
 from scmspec.compiler.kinds.roots import ROOTS
 from scmspec.compiler.spec import Card
-from scmspec.synthetic.node_factors import (
+from scmspec.synthetic.nodes.factors import (
     MECHANISM_FACTORS,
     NOISE_FACTORS,
     ROOT_FACTORS,

@@ -18,7 +18,7 @@ from scmspec.compiler.kinds import roots as rt
 from scmspec.compiler.kinds.mechanisms import MECHANISMS, MechanismSpec
 from scmspec.compiler.kinds.noise import NOISE, NoiseSpec
 from scmspec.compiler.kinds.roots import ROOTS, RootSpec
-from scmspec.synthetic.node_factors import MECHANISM_FACTORS
+from scmspec.synthetic.nodes.factors import MECHANISM_FACTORS
 
 SETTINGS = settings(max_examples=30, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -13,9 +13,9 @@ import pytest
 from scmspec.build import ProtocolOverrides, build
 from scmspec.interop.graphs import MixedGraph, cpdag
 from scmspec.synthetic.errors import SynthesisError
-from scmspec.synthetic.grid import expand_file
+from scmspec.synthetic.grid.expand import expand_file
+from scmspec.synthetic.grid.presets import PRESETS
 from scmspec.synthetic.materialize import materialize
-from scmspec.synthetic.presets import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 HEURESIS = ROOT / "cards" / "synthetic" / "heuresis.grid.yaml"

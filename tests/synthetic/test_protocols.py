@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from scmspec.compiler.pipeline import compile_card
 from scmspec.compiler.spec import Card
-from scmspec.scm import SCM
-from scmspec.synthetic.factors import GraphFactor, SyntheticSpec
+from scmspec.compiler.synthetic_spec import GraphFactor, SyntheticSpec
+from scmspec.samplers.scm import SCM
 from scmspec.synthetic.materialize import materialize
 from scmspec.synthetic.protocols import (
     PROTOCOLS,

@@ -17,11 +17,12 @@ from scmspec.build import ProtocolOverrides, build
 from scmspec.compiler.kinds.mechanisms import LinearMechanism
 from scmspec.compiler.pipeline import compile_card
 from scmspec.compiler.spec import Card
-from scmspec.scm import SCM
-from scmspec.synthetic.factors import GraphFactor, ObservationStressorSpec, SyntheticSpec
+from scmspec.compiler.synthetic_spec import GraphFactor, ObservationStressorSpec, SyntheticSpec
+from scmspec.samplers.scm import SCM
+from scmspec.synthetic.grid.yaml_out import card_yaml
 from scmspec.synthetic.materialize import materialize
-from scmspec.synthetic.node_factors import NOISE_FACTORS
-from scmspec.synthetic.noise_boost import louder
+from scmspec.synthetic.nodes.factors import NOISE_FACTORS
+from scmspec.synthetic.nodes.noise_boost import louder
 from scmspec.synthetic.rng import stream
 from scmspec.synthetic.stressors import (
     DIFFICULTY_STRESSORS,
@@ -31,7 +32,6 @@ from scmspec.synthetic.stressors import (
     observation_specs,
     strength,
 )
-from scmspec.synthetic.yaml_out import card_yaml
 
 OBSERVATION = ["feature_corruption", "feature_warping", "missingness", "outliers"]
 

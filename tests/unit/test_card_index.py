@@ -1,11 +1,11 @@
-"""docs/cards.md is generated from the cards (``scmspec.catalog``) and must stay current."""
+"""docs/cards.md is generated from the cards (``scmspec.authoring.catalog``); it must be current."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from scmspec.catalog import COMMAND, card_index, main
-from scmspec.templates import PREFIX, skeleton
+from scmspec.authoring.catalog import COMMAND, card_index, main
+from scmspec.authoring.templates import PREFIX, skeleton
 
 ROOT = Path(__file__).resolve().parents[2]
 

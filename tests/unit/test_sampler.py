@@ -7,10 +7,10 @@ import pytest
 from scipy import stats
 
 import scmspec
+from scmspec.compiler.plan import do as plan_do
 from scmspec.errors import SamplingError
 from scmspec.samplers import numpy_sampler
 from scmspec.samplers.numpy_sampler import assign_targets
-from scmspec.samplers.plan import do as plan_do
 from scmspec.samplers.streams import Streams
 
 HEADER = "id: s\ntitle: s\nfamily: semantic\ndomain: d\n"

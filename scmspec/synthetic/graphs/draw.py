@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from scmspec.registry import Registry
-from scmspec.synthetic.graph_families import GRAPH_TABLE, Generated, GraphGenerator
+from scmspec.synthetic.graphs.families import GRAPH_TABLE, Generated, GraphGenerator
 from scmspec.synthetic.rng import Rng, stream
 
 Array = np.ndarray

@@ -23,13 +23,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from scmspec import __version__
 from scmspec.api import LoadedCard
-from scmspec.build import CardResult, ProtocolOverrides
+from scmspec.build.cards import CardResult, ProtocolOverrides
+from scmspec.build.outputs import legacy_ids, owned
 from scmspec.errors import Span
 from scmspec.limits import current_limits
-from scmspec.outputs import legacy_ids, owned, sha256, write_json
+from scmspec.textio import sha256, write_json
 from scmspec.validators import GateResult
+from scmspec.version import __version__
 
 RECORDS = ".build"
 

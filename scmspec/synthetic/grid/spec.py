@@ -19,15 +19,16 @@ from pydantic import Field, model_validator
 
 from scmspec.compiler.spec import ID_PATTERN, ProtocolSpec
 from scmspec.compiler.specmodel import SpecModel
-from scmspec.synthetic.factors import OutputSpec, Tag
+from scmspec.compiler.synthetic_spec import OutputSpec, Tag
 
-CausalArenaCycle = ["clean", "single", "single", "paired"]
+Slot = Literal["clean", "single", "paired"]
+CausalArenaCycle: list[Slot] = ["clean", "single", "single", "paired"]
 
 
 class DifficultySchedule(SpecModel):
     """Within each graph-family x d cell, cycle through these slots (clean/single/paired)."""
 
-    cycle: list[Literal["clean", "single", "paired"]] = Field(
+    cycle: list[Slot] = Field(
         default_factory=lambda: list(CausalArenaCycle))
     stressors: list[Tag] | None = Field(None, description="default: the 8 stressors")
 

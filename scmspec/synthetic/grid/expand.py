@@ -13,7 +13,7 @@ factor cards then draw their graph from attempt 0 when materialised.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,11 @@ from pydantic import ValidationError
 
 from scmspec.compiler.load import SourceMap, load
 from scmspec.compiler.spec import Card
-from scmspec.compiler.validate import _data_loc, _explain, _path_text
-from scmspec.discover import display_path
-from scmspec.errors import Diagnostic, DiagnosticBag
+from scmspec.compiler.synthetic_spec import GraphFactor, SyntheticSpec
+from scmspec.compiler.validate import schema_diagnostics
+from scmspec.errors import Diagnostic
 from scmspec.synthetic.errors import SynthesisError, check_count, fail
-from scmspec.synthetic.factors import GraphFactor, SyntheticSpec
-from scmspec.synthetic.graphs import (
+from scmspec.synthetic.graphs.draw import (
     DrawnGraph,
     GraphError,
     draw_graph,
@@ -36,10 +35,10 @@ from scmspec.synthetic.graphs import (
     min_roots,
     to_networkx,
 )
-from scmspec.synthetic.grid_spec import GridSpec
-from scmspec.synthetic.mixing import draw_families, family_count_range
-from scmspec.synthetic.node_factors import MECHANISM_FACTORS, NOISE_FACTORS
-from scmspec.synthetic.node_factors_draw import integer
+from scmspec.synthetic.grid.spec import GridSpec
+from scmspec.synthetic.nodes.draw import integer
+from scmspec.synthetic.nodes.factors import MECHANISM_FACTORS, NOISE_FACTORS
+from scmspec.synthetic.nodes.mixing import draw_families, family_count_range
 from scmspec.synthetic.protocols import target_pool_range
 from scmspec.synthetic.rng import stream
 from scmspec.synthetic.stressors import DIFFICULTY_STRESSORS
@@ -54,14 +53,7 @@ def load_grid(path: Path, name: str | None = None) -> tuple[GridSpec, SourceMap]
     try:
         return GridSpec.model_validate(raw), smap
     except ValidationError as exc:  # the card validator's messages, located the same way
-        bag = DiagnosticBag()
-        for err in exc.errors():
-            loc = _data_loc(raw, err["loc"])
-            path_text = _path_text(loc)
-            message, hint = _explain(err, path_text)
-            bag.add("SCM201", message, smap.nearest(loc), hint, path_text or "<grid>")
-        bag.raise_if_any(SynthesisError)
-        raise  # pragma: no cover - raise_if_any always raises here
+        raise SynthesisError(schema_diagnostics(exc, raw, smap, "<grid>")) from None
 
 
 def expand_file(path: Path, select: str | None = None, resolve: bool = True,
@@ -80,7 +72,7 @@ def expand(grid: GridSpec, base_dir: Path, smap: SourceMap | None = None,
     """Every configuration of a grid, in grid order (``chain``: the grid files above it)."""
     smap = smap or SourceMap(f"<{grid.id}>")
     if grid.presets is not None:
-        from scmspec.synthetic.presets import expand_presets
+        from scmspec.synthetic.grid.presets import expand_presets
 
         cards = expand_presets(grid, smap)
     elif grid.base is not None:
@@ -92,7 +84,7 @@ def expand(grid: GridSpec, base_dir: Path, smap: SourceMap | None = None,
 
 
 def _cross(grid: GridSpec, smap: SourceMap) -> list[Card]:
-    from scmspec.synthetic.graphs import GRAPH_FAMILIES
+    from scmspec.synthetic.graphs.draw import GRAPH_FAMILIES
 
     bad = [g for g in grid.graphs or [] if g not in GRAPH_FAMILIES]
     if bad:
@@ -160,7 +152,8 @@ def _config(grid: GridSpec, graph: str, d: int, i: int, difficulty: list[str],
 
 def _crossed(grid: GridSpec, cards: list[Card]) -> list[Card]:
     """Cross configurations with protocols and sample sizes (ids get suffixes when crossed)."""
-    protocols, sizes = grid.protocols, grid.n or [None]
+    protocols = grid.protocols
+    sizes: list[int | None] = list(grid.n) if grid.n else [None]
     if len(protocols) == 1 and len(sizes) == 1:
         return [_variant(c, protocols[0], sizes[0], "") for c in cards]
     out = []
@@ -182,7 +175,8 @@ def _variant(card: Card, protocol: str, n: int | None, suffix: str) -> Card:
 def _suite(grid: GridSpec, base_dir: Path, smap: SourceMap, resolve: bool,
            chain: tuple[Path, ...]) -> list[Card]:
     path = _base_path(grid.base or "", base_dir, smap, chain)
-    base, base_smap = load_grid(path, display_path(path))
+    shown = (Path(smap.path).parent / (grid.base or "")).as_posix()  # as this grid is shown
+    base, base_smap = load_grid(path, shown)
     cards = expand(base, path.parent, base_smap, resolve, (*chain, path.resolve()))
     check_count(len(cards) * len(grid.protocols) * len(grid.n or [None]), smap, ("n",))
     sub = grid.subset
@@ -238,7 +232,7 @@ def choose(cards: list[Card], select: str | None, smap: SourceMap) -> list[Card]
     """The cards matching ``select`` ("key=value[|value...],key=..."; all keys must match).
 
     Example:
-        >>> from scmspec.synthetic.factors import GraphFactor
+        >>> from scmspec.compiler.synthetic_spec import GraphFactor
         >>> c = Card(id="g.x", title="t", family="synthetic", domain="s", synthetic=
         ...     SyntheticSpec(graph=GraphFactor(family="chain", d=10)))
         >>> [x.id for x in choose([c], "graph=chain|tree,d=10", SourceMap("g"))]
@@ -292,10 +286,9 @@ def distinct_topologies(cards: list[Card], smap: SourceMap) -> list[Card]:
 
 def _unique_graph(card: Card, s: SyntheticSpec, key: str,
                   seen: dict[tuple[Any, ...], list[nx.DiGraph]], smap: SourceMap) -> GraphFactor:
-    if s.preset is not None:
-        from scmspec.synthetic.presets import preset_graph as draw
-    else:
-        draw = _factor_graph
+    from scmspec.synthetic.grid.presets import preset_graph  # presets import this module
+
+    draw: Callable[..., DrawnGraph] = preset_graph if s.preset is not None else _factor_graph
 
     def fresh(g: DrawnGraph) -> bool:
         bucket = seen.get(_bucket(g), [])
@@ -312,7 +305,8 @@ def _unique_graph(card: Card, s: SyntheticSpec, key: str,
     return s.graph.model_copy(update={"density": g.density, "attempt": g.attempt})
 
 
-def _factor_graph(s: SyntheticSpec, key: str, accept: Any) -> DrawnGraph:
+def _factor_graph(s: SyntheticSpec, key: str,
+                  accept: Callable[[DrawnGraph], bool] | None = None) -> DrawnGraph:
     gf = s.graph
     return draw_graph(gf.family, gf.d, s.seed, key, gf.density, gf.in_degree_cap, gf.attempt,
                       accept, min_roots=min_roots(s))

@@ -12,8 +12,8 @@ import numpy as np
 
 from scmspec.compiler.kinds import noise as nz
 from scmspec.compiler.kinds.noise_base import NoiseBase
-from scmspec.synthetic.node_factors_draw import Rng, r6, uniform
-from scmspec.synthetic.node_factors_mechanisms import rff_features
+from scmspec.synthetic.nodes.draw import Rng, r6, uniform
+from scmspec.synthetic.nodes.mechanisms import rff_features
 
 Parents = tuple[str, ...]
 Ranges = dict[str, tuple[float, float]]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from scmspec.compiler.kinds.mechanism_base import random_features, softplus
-from scmspec.synthetic.node_factors_draw import r6, r6s
+from scmspec.synthetic.nodes.draw import r6, r6s
 from scmspec.synthetic.rng import Rng
 
 Array = np.ndarray

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scmspec.errors import CardError
-from scmspec.synthetic.grid import expand_file
+from scmspec.synthetic.grid.expand import expand_file
+from scmspec.synthetic.grid.yaml_out import card_yaml
 from scmspec.synthetic.materialize import materialize
-from scmspec.synthetic.yaml_out import card_yaml
 
 
 def write_cards(grid: Path, out: Path, select: str | None = None, materialized: bool = False

@@ -14,16 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scmspec.build import (
-    CardResult,
-    ProtocolOverrides,
-    compile_pool,
-    evaluate,
-    parse_all,
-    pool_gates,
-    record_internal,
-)
-from scmspec.discover import discover
+from scmspec.build.cards import CardResult, ProtocolOverrides, parse_all, record_internal
+from scmspec.build.discover import discover
+from scmspec.build.evaluate import compile_pool, evaluate, pool_gates
 from scmspec.errors import Diagnostic
 from scmspec.validators import GateResult, make_result
 from scmspec.validators.thresholds import SEVERITY

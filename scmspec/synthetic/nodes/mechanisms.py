@@ -22,7 +22,7 @@ from scipy import special
 from scmspec.compiler.kinds import mechanisms as m
 from scmspec.compiler.kinds.mechanism_base import MechanismBase
 from scmspec.compiler.kinds.mechanisms_activation import Activation, rank_levels
-from scmspec.synthetic.node_factors_draw import (
+from scmspec.synthetic.nodes.draw import (
     MAGNITUDE,
     Rng,
     direction,
@@ -66,17 +66,17 @@ def draw_polynomial(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     c1 = signed(rng, k, 0.8 / sqrt(k))
     higher = [rng.uniform(-b, b, k) for b in (0.5, 0.15, 0.05)][: degree - 1]
     rows = np.column_stack([c1, *higher]) * s
-    return m.PolynomialMechanism(inputs=list(parents), coefficients=[r6s(r) for r in rows])
+    return m.PolynomialMechanism(inputs_=list(parents), coefficients=[r6s(r) for r in rows])
 
 
 def draw_multiplicative(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     k = len(parents)
     if k == 1 or rng.random() < 0.5:  # one parent: a plain product would be linear
         return m.FunctionProductMechanism(
-            inputs=list(parents), functions=[_pick(rng, RESPONSES) for _ in range(k)],
+            inputs_=list(parents), functions=[_pick(rng, RESPONSES) for _ in range(k)],
             slopes=r6s(signed(rng, k)), shifts=r6s(rng.uniform(-0.5, 0.5, k)),
             scale=r6(uniform(rng, 0.4, 1.6) * s))
-    return m.ProductMechanism(inputs=list(parents), weights=r6s(signed(rng, k)), offsets=None,
+    return m.ProductMechanism(inputs_=list(parents), weights=r6s(signed(rng, k)), offsets=None,
                               gain=r6(0.8 / sqrt(k) * s), bias=r6(uniform(rng, -0.4, 0.4) * s))
 
 
@@ -86,28 +86,28 @@ def draw_interaction(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     n_pairs = integer(rng, 1, min(3, len(pool)))
     pairs = [pool[i] for i in sorted(rng.choice(len(pool), n_pairs, replace=False))]
     return m.InteractionMechanism(
-        inputs=list(parents), weights=_linear_weights(rng, k, s), pairs=pairs,
+        inputs_=list(parents), weights=_linear_weights(rng, k, s), pairs=pairs,
         pair_weights=r6s(signed(rng, n_pairs, 0.5 / sqrt(n_pairs)) * s))
 
 
 def draw_rational(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     k = len(parents)
     return m.RationalMechanism(
-        inputs=list(parents), numerator=r6s(signed(rng, k, 1 / sqrt(k)) * s),
+        inputs_=list(parents), numerator=r6s(signed(rng, k, 1 / sqrt(k)) * s),
         numerator_bias=r6(uniform(rng, -0.5, 0.5) * s),
         denominator=r6s(signed(rng, k, 1 / sqrt(k))), denominator_offset=uniform(rng, 0.5, 1.5))
 
 
 def draw_exp_log(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     form = _pick(rng, EXP_LOG)
-    return m.ExpLogMechanism(inputs=list(parents), weights=direction(rng, len(parents)),
+    return m.ExpLogMechanism(inputs_=list(parents), weights=direction(rng, len(parents)),
                              form=form, clip=3.0, scale=r6(signed(rng, 1)[0] * s))
 
 
 def draw_periodic(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     k = len(parents)
     return m.PeriodicMechanism(
-        inputs=list(parents), amplitudes=r6s(rng.uniform(*MAGNITUDE, k) * 0.8 / sqrt(k) * s),
+        inputs_=list(parents), amplitudes=r6s(rng.uniform(*MAGNITUDE, k) * 0.8 / sqrt(k) * s),
         frequencies=r6s(rng.uniform(1.0, 3.0, k)), phases=r6s(rng.uniform(0, 2 * pi, k)))
 
 
@@ -115,7 +115,7 @@ def draw_piecewise(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     w, cutoff = direction(rng, len(parents)), uniform(rng, -0.6, 0.6)
     lo, hi = rng.uniform(0.2, 1.0), rng.uniform(1.0, 2.5)
     o_lo, o_hi = rng.uniform(-1.5, 1.5, 2)
-    return m.PiecewiseMechanism(inputs=list(parents), weights=w, cutoff=cutoff,
+    return m.PiecewiseMechanism(inputs_=list(parents), weights=w, cutoff=cutoff,
                                 slope_low=r6(lo * s), slope_high=r6(hi * s),
                                 offset_low=r6(o_lo * s), offset_high=r6(o_hi * s))
 
@@ -123,7 +123,7 @@ def draw_piecewise(parents: Parents, rng: Rng, s: float) -> MechanismBase:
 def draw_saturation(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     gain = rng.uniform(1.0, 2.0)
     w = r6s(np.asarray(direction(rng, len(parents))) * gain)
-    return m.SaturationMechanism(inputs=list(parents), weights=w,
+    return m.SaturationMechanism(inputs_=list(parents), weights=w,
                                  function=_pick(rng, SATURATIONS),
                                  scale=r6(uniform(rng, 0.8, 2.5) * s))
 
@@ -131,7 +131,7 @@ def draw_saturation(parents: Parents, rng: Rng, s: float) -> MechanismBase:
 def draw_regime(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     k = len(parents)
     return m.RegimeMechanism(
-        inputs=list(parents), gate_weights=direction(rng, k), gate_scale=uniform(rng, 1, 4),
+        inputs_=list(parents), gate_weights=direction(rng, k), gate_scale=uniform(rng, 1, 4),
         cutoff=uniform(rng, -0.5, 0.5), weights=direction(rng, k),
         alternate_weights=direction(rng, k), alternate_scale=uniform(rng, 0.5, 1.8), scale=r6(s))
 
@@ -140,7 +140,7 @@ def draw_neural(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     k, units = len(parents), integer(rng, 3, 8)
     hidden = signed(rng, units * k, 1 / sqrt(k)).reshape(units, k)
     return m.MLPMechanism(
-        inputs=list(parents), hidden_weights=[r6s(row) for row in hidden],
+        inputs_=list(parents), hidden_weights=[r6s(row) for row in hidden],
         hidden_bias=r6s(rng.uniform(-1, 1, units)),
         output_weights=r6s(signed(rng, units, 1 / sqrt(units)) * s), activation="tanh")
 
@@ -189,7 +189,7 @@ def draw_tree(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     for parent, node in zip(parents, rng.permutation(n_splits)):
         splits[node] = parent
     return m.TreeMechanism(
-        inputs=list(parents), depth=depth, split_inputs=[str(p) for p in splits],
+        inputs_=list(parents), depth=depth, split_inputs=[str(p) for p in splits],
         thresholds=r6s(rng.uniform(-0.8, 0.8, n_splits)),
         leaf_values=r6s(rng.uniform(-1.5, 1.5, n_splits + 1) * s))
 
@@ -199,7 +199,7 @@ def draw_binned(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     cuts = sorted(set(r6s(rng.uniform(-1.5, 1.5, bins - 1))))
     while len(cuts) < bins - 1:  # a tie after rounding: practically never
         cuts = sorted(set(cuts) | {uniform(rng, -1.5, 1.5)})
-    return m.BinnedMechanism(inputs=list(parents), weights=w, cuts=cuts,
+    return m.BinnedMechanism(inputs_=list(parents), weights=w, cuts=cuts,
                              values=r6s(rng.uniform(-1.5, 1.5, bins) * s))
 
 
@@ -207,7 +207,7 @@ def draw_aggregation(parents: Parents, rng: Rng, s: float) -> MechanismBase:
     form = _pick(rng, AGGREGATES)
     temperature = uniform(rng, 0.3, 1.5)
     return m.AggregationMechanism(
-        inputs=list(parents), weights=r6s(signed(rng, len(parents))), form=form,
+        inputs_=list(parents), weights=r6s(signed(rng, len(parents))), form=form,
         temperature=temperature if form == "logsumexp" else None,
         anchor=uniform(rng, -0.5, 0.5), scale=r6(s))
 

@@ -17,17 +17,20 @@ until their pilot passes the data checks (as for every synthetic card).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, ProtocolSpec
+from scmspec.compiler.synthetic_spec import GraphFactor, NodeRecord, OutputSpec, SyntheticSpec
 from scmspec.registry import Registry
 from scmspec.synthetic.errors import check_count, fail
-from scmspec.synthetic.factors import GraphFactor, NodeRecord, OutputSpec, SyntheticSpec
-from scmspec.synthetic.graphs import DrawnGraph, GraphError, draw_graph
-from scmspec.synthetic.grid_spec import GridSpec
-from scmspec.synthetic.heuresis_nodes import NODE_TYPES
-from scmspec.synthetic.node_factors_draw import r6
+from scmspec.synthetic.graphs.draw import DrawnGraph, GraphError, draw_graph
+from scmspec.synthetic.grid.spec import GridSpec
+from scmspec.synthetic.nodes.draw import r6
+from scmspec.synthetic.nodes.heuresis import NODE_TYPES
 from scmspec.synthetic.pilot import MAX_NODE_ATTEMPTS, PILOT_ROWS, Pilot, problem
 from scmspec.synthetic.rng import pick, stream
 
@@ -109,7 +112,8 @@ def _instance(grid: GridSpec, preset: str, split: str, i: int, seed: int) -> Car
                 synthetic=spec)
 
 
-def preset_graph(spec: SyntheticSpec, key: str, accept: object = None) -> DrawnGraph:
+def preset_graph(spec: SyntheticSpec, key: str,
+                 accept: Callable[[DrawnGraph], bool] | None = None) -> DrawnGraph:
     """An instance's graph: ER (p = 2 / (d - 1)) or BA (one parent per node), no cap."""
     gf = spec.graph
     return draw_graph(gf.family, gf.d, spec.seed, key, gf.density, None, gf.attempt,
@@ -127,7 +131,9 @@ def materialize_preset(card: Card, smap: SourceMap) -> Card:
         g = preset_graph(spec, key)
     except GraphError as exc:
         raise fail("SCM701", str(exc), smap, ("synthetic", "graph")) from exc
-    pilot, variables, records = Pilot(PILOT_ROWS), {}, {}
+    pilot = Pilot(PILOT_ROWS)
+    variables: dict[str, dict[str, object]] = {}
+    records: dict[str, NodeRecord] = {}
     for v in g.order():
         parents = tuple(sorted(g.parents(v), key=g.position.__getitem__))
         rng = stream(spec.seed, params, "node", v)
@@ -155,7 +161,7 @@ def materialize_preset(card: Card, smap: SourceMap) -> Card:
 
 
 def _node(v: str, kind: str, parents: tuple[str, ...], pilot: Pilot, preset: Preset, seed: int,
-          params: str, smap: SourceMap) -> tuple[dict[str, object], object, str]:
+          params: str, smap: SourceMap) -> tuple[dict[str, object], np.ndarray, str]:
     builder, takes_standardize = NODE_TYPES[kind]
     cols = {p: pilot.columns[p] for p in parents}
     why = ""

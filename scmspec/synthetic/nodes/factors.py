@@ -30,10 +30,10 @@ from scmspec.compiler.kinds.mechanisms_activation import ActivationMechanism, ra
 from scmspec.compiler.kinds.noise_base import NoiseBase
 from scmspec.compiler.kinds.roots import RootBase
 from scmspec.registry import Registry
-from scmspec.synthetic.node_factors_draw import r6s
-from scmspec.synthetic.node_factors_mechanisms import MECHANISM_TABLE
-from scmspec.synthetic.node_factors_noise import NOISE_TABLE
-from scmspec.synthetic.node_factors_roots import ROOT_TABLE
+from scmspec.synthetic.nodes.draw import r6s
+from scmspec.synthetic.nodes.mechanisms import MECHANISM_TABLE
+from scmspec.synthetic.nodes.noise import NOISE_TABLE
+from scmspec.synthetic.nodes.roots import ROOT_TABLE
 
 MechanismSpecModel = MechanismBase
 NoiseSpecModel = NoiseBase

@@ -10,7 +10,7 @@ can always be generated.
 
 Regenerate the committed copy after adding or changing a card (a test compares them)::
 
-    python -m scmspec.catalog cards/ > docs/cards.md
+    python -m scmspec.authoring.catalog cards/ > docs/cards.md
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from pathlib import Path
 
 import yaml
 
-from scmspec.build import parse_all
+from scmspec.build.cards import parse_all
+from scmspec.build.discover import GRID_SUFFIXES, discover
 from scmspec.compiler.resolve import ResolvedCard, resolve
-from scmspec.discover import GRID_SUFFIXES, discover
 from scmspec.errors import CardError
 from scmspec.validators.mechanisms import FAMILIES, classify
 
-COMMAND = "python -m scmspec.catalog cards/ > docs/cards.md"
+COMMAND = "python -m scmspec.authoring.catalog cards/ > docs/cards.md"
 FAMILY_ORDER = ("formula", "semantic", "synthetic")
 HEADER = f"""\
 # Card library
@@ -222,7 +222,7 @@ def card_index(paths: Iterable[str | Path], root: str | Path | None = None) -> s
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m scmspec.catalog PATH... > docs/cards.md`` (run from the repository root)."""
+    """``python -m scmspec.authoring.catalog PATH... > docs/cards.md`` (from the repo root)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print(f"usage: {COMMAND}", file=sys.stderr)

@@ -21,7 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from scmspec.build import CardResult
+from scmspec.build.cards import CardResult
 
 
 def wanted(flag: bool | None) -> bool:
@@ -32,7 +32,7 @@ def wanted(flag: bool | None) -> bool:
 
 
 class CardProgress:
-    """Callbacks for :func:`scmspec.parallel.compile_cards` that drive a rich bar."""
+    """Callbacks for :func:`scmspec.build.driver.compile_cards` that drive a rich bar."""
 
     def __init__(self, bar: Progress | None) -> None:
         self.bar = bar

@@ -2,11 +2,11 @@
 
 The parent discovers and parses every card, runs the pool gates (which compare cards,
 so they need all of them at once), decides which cards can be reused (see
-:mod:`scmspec.incremental`) and ships the rest as :class:`Task` objects. A task holds
+:mod:`scmspec.build.incremental`) and ships the rest as :class:`Task` objects. A task holds
 only picklable things (the pydantic card, its source map, paths, options and its
 pool-gate results); the worker compiles, samples, gates and writes the dataset itself,
 because a compiled card holds lambdified functions that do not pickle. Each dataset is
-written atomically by the worker (:class:`scmspec.outputs.AtomicFolder`), so outputs do
+written atomically by the worker (:class:`scmspec.build.outputs.AtomicFolder`), so outputs do
 not depend on which worker ran a card or when it finished; the manifest is sorted.
 """
 
@@ -22,28 +22,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scmspec import incremental
 from scmspec.api import LoadedCard
-from scmspec.build import (
-    CardResult,
-    ProtocolOverrides,
-    build_one,
-    compile_pool,
-    manifest,
-    parse_all,
-    pool_gates,
-    record_internal,
-)
-from scmspec.compiler.pipeline import CompiledCard
-from scmspec.discover import discover
-from scmspec.errors import Diagnostic, Span
-from scmspec.outputs import (
+from scmspec.build import incremental
+from scmspec.build.cards import CardResult, ProtocolOverrides, parse_all, record_internal
+from scmspec.build.discover import discover
+from scmspec.build.evaluate import compile_pool, pool_gates
+from scmspec.build.outputs import (
     ForeignFolderError,
     clean_temporaries,
     foreign_entries,
     remove_stale,
     write_manifest,
 )
+from scmspec.build.write import build_one, manifest
+from scmspec.compiler.pipeline import CompiledCard
+from scmspec.errors import Diagnostic, Span
 from scmspec.validators import GateResult
 
 EXECUTORS = ("local", "dask")
@@ -138,6 +131,19 @@ def check_writable(out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"cannot write to output folder {out}: "
                           f"{exc.strerror or exc}") from None
+
+
+def build(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides,
+          run_gate_checks: bool = True, select: str | None = None) -> list[CardResult]:
+    """Compile every card under ``paths`` into ``out`` in this process, rebuilding all.
+
+    The same driver as ``scmspec compile`` (:func:`scmspec.build.driver.compile_cards`);
+    returns one result per card file.
+    """
+    return compile_cards(paths, out, overrides, gates=run_gate_checks, select=select,
+                         force=True).results
+
+
 
 
 def check_not_cards(out: Path) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from scmspec.registry import Registry
-from scmspec.synthetic.node_factors_draw import r6, r6s, uniform
+from scmspec.synthetic.nodes.draw import r6, r6s, uniform
 from scmspec.synthetic.rng import Rng
 
 Block = dict[str, Any]
@@ -90,7 +90,8 @@ for _tag, _doc, _ranges, _draw in (
      {"latent_dim": (1, np.inf)}, _random_covariance),
     ("uniform_ball", "copula of a uniform draw from the unit ball", {}, _uniform_ball),
 ):
-    ROOT_DEPENDENCIES.add(_tag, Dependency(_tag, _doc, _ranges, _draw))
+    ROOT_DEPENDENCIES.add(_tag, Dependency(_tag, _doc, {k: (float(lo), float(hi)) for k, (lo, hi)
+                                                        in _ranges.items()}, _draw))
 
 
 def draw_block(kind: str, roots: tuple[str, ...], rng: Rng) -> Block:

@@ -25,8 +25,8 @@ from scipy import optimize
 from scmspec.compiler.kinds import noise as nz
 from scmspec.compiler.kinds.mechanism_base import sigmoid, softplus
 from scmspec.compiler.kinds.noise_base import NoiseBase
-from scmspec.synthetic.node_factors_draw import r6, r6s
-from scmspec.synthetic.node_factors_noise import CENSOR_PERCENTILES
+from scmspec.synthetic.nodes.draw import r6, r6s
+from scmspec.synthetic.nodes.noise import CENSOR_PERCENTILES
 from scmspec.synthetic.rng import Rng
 
 Array = np.ndarray

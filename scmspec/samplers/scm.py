@@ -18,9 +18,9 @@ from pydantic import TypeAdapter
 
 from scmspec.compiler.kinds.interventions import HandlerBase, HandlerSpec
 from scmspec.compiler.pipeline import CompiledCard
+from scmspec.compiler.plan import Plan
+from scmspec.compiler.plan import do as plan_do
 from scmspec.samplers import numpy_sampler
-from scmspec.samplers.plan import Plan
-from scmspec.samplers.plan import do as plan_do
 from scmspec.samplers.streams import Streams
 
 _HANDLER = TypeAdapter(HandlerSpec)
@@ -161,7 +161,7 @@ def _integral(values: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(values)) and np.all(values == np.round(values)))
 
 
-def _typed(values: np.ndarray, kind: str) -> np.ndarray:
+def typed_column(values: np.ndarray, kind: str) -> np.ndarray:
     """Discrete kinds become int64 when every value is a finite integer; else stay float."""
     return values.astype(np.int64) if kind != "continuous" and _integral(values) else values
 

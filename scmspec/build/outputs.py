@@ -15,7 +15,6 @@ A folder of the same name that someone else made is left alone and reported.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+from scmspec.textio import sha256, write_json
 
 MANIFEST = "manifest.json"
 STAMP = ".scmspec-dataset"  # in every dataset folder scmspec writes; not a dataset file
@@ -37,43 +36,6 @@ _ABANDONED_AFTER = 24 * 3600  # seconds; temporaries of other hosts are removed 
 
 class ForeignFolderError(OSError):
     """A dataset's final place is taken by something scmspec did not write (or a link)."""
-
-
-def write_json(path: Path, doc: Any) -> None:
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True, allow_nan=False) + "\n",
-                    encoding="utf-8")
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def neutralise(text: str) -> str:
-    """Quote a text cell a spreadsheet would run as a formula (OWASP CSV injection).
-
-    Example:
-        >>> neutralise("=HYPERLINK(\"http://x\")"), neutralise("plain reason")
-        ('\'=HYPERLINK("http://x")', 'plain reason')
-    """
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-def write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
-    """Write a table; free-text cells are neutralised for spreadsheets (docs/data-layout.md)."""
-    text_columns = [c for c in frame.columns
-                    if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)]
-    if text_columns:
-        frame = frame.copy()
-        for c in text_columns:
-            frame[c] = [neutralise(v) if isinstance(v, str) else v for v in frame[c]]
-    frame.to_csv(path, index=index, lineterminator="\n")
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def file_hashes(folder: Path) -> dict[str, str]:

@@ -12,7 +12,7 @@ from scipy import special
 
 from scmspec.compiler.kinds import roots as rt
 from scmspec.compiler.kinds.roots import RootBase
-from scmspec.synthetic.node_factors_draw import Rng, integer, r6, r6s, uniform
+from scmspec.synthetic.nodes.draw import Rng, integer, r6, r6s, uniform
 
 Ranges = dict[str, tuple[float, float]]
 Drawn = tuple[RootBase, str]

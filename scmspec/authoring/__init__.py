@@ -1,0 +1,1 @@
+"""Authoring helpers: skeletons for new cards, and the generated card-library index."""
