@@ -7,6 +7,7 @@ folders whose file order and names differ, and compare every written byte.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -29,6 +30,8 @@ CARDS = ROOT / "cards"
 CARD_FILES = [f.path for f in discover([CARDS])]
 DRONE = "drone_antenna_trap"
 
+pytestmark = pytest.mark.slow  # compiles the whole library, several times
+
 
 def _compile(cwd: Path, *args: str) -> None:
     """Run ``scmspec compile`` in-process from ``cwd`` and require exit 0."""
@@ -44,6 +47,7 @@ def _hashes(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != STAMP}
 
 
+@functools.cache
 def _card_ids() -> dict[str, Path]:
     return {scmspec.load(p).id: p for p in CARD_FILES}
 

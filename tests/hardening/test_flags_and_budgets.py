@@ -98,6 +98,7 @@ def test_a_grid_of_a_billion_configurations_is_refused_before_expanding(tmp_path
     assert "1,000,000,000 configurations, over the limit of 100,000" in result.output
 
 
+@pytest.mark.slow
 def test_sortability_at_ten_thousand_variables_stays_within_memory() -> None:
     """A 10,000-variable chain: 5 x 10^7 path-connected pairs, compared in bounded blocks."""
     d = 10_000

@@ -88,6 +88,7 @@ def test_million_variable_card_is_refused_by_the_byte_limit_quickly() -> None:
     assert exc.value.diagnostics[0].code == "SCM102"
 
 
+@pytest.mark.slow
 def test_too_many_variables_refused_before_validation(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the byte and node limits raised, the variable count still stops it early."""
     monkeypatch.setenv("SCMSPEC_MAX_CARD_BYTES", "100000000")

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from scmspec.build.outputs import STAMP, clean_temporaries, owned
@@ -158,6 +159,7 @@ def test_a_killed_runs_temporaries_are_removed_but_a_live_runs_are_kept(tmp_path
         sleeper.wait()
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_no_temporary_after_the_next_run(tmp_path: Path) -> None:
     cards = tmp_path / "cards"
     cards.mkdir()

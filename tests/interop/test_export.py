@@ -146,7 +146,8 @@ def test_to_networkx_from_folder_and_scm(pool: Path) -> None:
 
 
 def test_to_dowhy_gcm(pool: Path) -> None:
-    pytest.importorskip("dowhy")
+    pytest.importorskip("dowhy", reason="dowhy is not installed (pip install 'scmspec[dowhy]'; "
+                        "CI leaves it out because it downgrades scipy)")
     from dowhy import gcm
 
     with pytest.warns(UserWarning, match="latent"):

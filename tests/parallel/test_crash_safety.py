@@ -38,6 +38,7 @@ def _assert_complete(out: Path) -> None:
             assert {f"rep-{r}/{name}" for name in PER_REP} <= files, folder
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_equals_uninterrupted(tmp_path: Path) -> None:
     cards = write_cards(tmp_path / "cards", n_obs=60_000)
     reference = tmp_path / "reference"

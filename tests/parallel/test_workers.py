@@ -34,7 +34,7 @@ def test_dask_local_cluster_equals_serial(serial: tuple[Path, dict[str, str]], t
                                           processes: bool) -> None:
     distributed = pytest.importorskip("dask.distributed")
     cards, expected = serial
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=processes,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
                                   dashboard_address=None) as cluster:
         compile_cards([cards], tmp_path / "out", ProtocolOverrides(), executor="dask",
                       scheduler=cluster.scheduler_address)

@@ -26,7 +26,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", "--enable-logging=stderr", "--v=0")
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+pytestmark = [pytest.mark.needs_dot, pytest.mark.needs_chromium]
 
 
 def _chromium(*args: str, url: str) -> tuple[str, list[str]]:

@@ -93,6 +93,7 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+@pytest.mark.needs_dot
 @pytest.mark.parametrize("n", [25, 100])
 def test_layout_has_no_overlapping_labels(n: int, make_card: Callable[..., str]) -> None:
     scm = scmspec.compile_text(make_card(n), f"gen{n}.yaml")
@@ -106,6 +107,7 @@ def test_layout_has_no_overlapping_labels(n: int, make_card: Callable[..., str])
     assert not [p for p in combinations(labels, 2) if _overlap(*p)], "edge labels overlap"
 
 
+@pytest.mark.needs_dot
 def test_large_graph_uses_tight_spacing_and_renders(tmp_path: Path,
                                                     make_card: Callable[..., str]) -> None:
     scm = scmspec.compile_text(make_card(100), "gen100.yaml")

@@ -24,6 +24,7 @@ def _run(*args: str) -> object:
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
+@pytest.mark.needs_dot
 @pytest.mark.parametrize("card", REPO_CARDS or [None],
                          ids=[p.relative_to(ROOT).as_posix() for p in REPO_CARDS] or ["none"])
 def test_every_repository_card_renders_to_svg_and_png(card: Path | None, tmp_path: Path) -> None:
@@ -36,6 +37,7 @@ def test_every_repository_card_renders_to_svg_and_png(card: Path | None, tmp_pat
         assert data.startswith(MAGIC[fmt]) and len(data) > 1000
 
 
+@pytest.mark.needs_dot
 @pytest.mark.parametrize("fmt", ["svg", "png", "pdf"])
 def test_render_one_card_in_each_format(fmt: str, tmp_path: Path) -> None:
     out = tmp_path / f"clinic.{fmt}"
@@ -44,6 +46,7 @@ def test_render_one_card_in_each_format(fmt: str, tmp_path: Path) -> None:
     assert out.read_bytes().startswith(MAGIC[fmt])
 
 
+@pytest.mark.needs_dot
 def test_svg_carries_tooltips_for_meanings_and_edge_reasons(tmp_path: Path) -> None:
     out = tmp_path / "clinic.svg"
     assert _run("render", str(GOLDEN / "clinic.yaml"), "-o", str(out)).exit_code == 0
@@ -52,6 +55,7 @@ def test_svg_carries_tooltips_for_meanings_and_edge_reasons(tmp_path: Path) -> N
     assert "bp: systolic blood pressure [measurement]" in svg
 
 
+@pytest.mark.needs_dot
 def test_render_folder_writes_one_figure_per_card_and_reports_bad_cards(tmp_path: Path) -> None:
     cards = tmp_path / "cards"
     (cards / "sub").mkdir(parents=True)

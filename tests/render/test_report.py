@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from typer.testing import CliRunner
 
 from scmspec.cli import app
@@ -16,6 +17,9 @@ if TYPE_CHECKING:
     from tests.render.conftest import Catalogue
 
 PNG = b"\x89PNG"
+
+pytestmark = pytest.mark.needs_dot  # the catalogue draws every figure with dot
+
 
 
 def test_index_lists_every_scm_in_the_manifest(catalogue: Catalogue) -> None:
