@@ -2,8 +2,8 @@
 
 Run from the repository root (about 15 seconds)::
 
-    /work/venv/bin/python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
-    /work/venv/bin/python bench/bench_gates.py --d 100 --repeats 31
+    python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
+    python bench/bench_gates.py --d 100 --repeats 31
 
 The card is generated, not read from disk: an Erdos-Renyi DAG over ``d`` variables
 (expected degree 3, index order topological), normal roots, and non-root mechanisms

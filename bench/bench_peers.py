@@ -2,8 +2,8 @@
 
 Run from the repository root (a few minutes; figures in bench/README.md)::
 
-    /work/venv/bin/python bench/bench_peers.py            # all tasks, markdown tables
-    /work/venv/bin/python bench/bench_peers.py --quick    # fewer repeats, no memory run
+    python bench/bench_peers.py            # all tasks, markdown tables
+    python bench/bench_peers.py --quick    # fewer repeats, no memory run
 
 Contenders: scmspec (``numpy_sampler.sample`` on a compiled plan), the plain-numpy
 reference of bench_sampler.py, and, where installed, sempler (LGANM / ANM), gCastle's

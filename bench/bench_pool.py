@@ -2,9 +2,9 @@
 
 Run from the repository root (one worker; about 10 minutes on a 2-core machine)::
 
-    /work/venv/bin/python bench/bench_pool.py                      # the full pool
-    /work/venv/bin/python bench/bench_pool.py --select d=10|20     # a slice
-    /work/venv/bin/python bench/bench_pool.py --out /tmp/pool      # keep the datasets
+    python bench/bench_pool.py                      # the full pool
+    python bench/bench_pool.py --select d=10|20     # a slice
+    python bench/bench_pool.py --out pool/         # keep the datasets
 
 It runs exactly what ``scmspec compile cards/synthetic/causalarena.grid.yaml
 --replicates 1`` runs, stage by stage, timing each: expand the grid (draw 1,000

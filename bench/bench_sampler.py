@@ -2,9 +2,9 @@
 
 Run from the repository root (about two minutes; see bench/README.md)::
 
-    /work/venv/bin/python bench/bench_sampler.py               # full run, markdown tables
-    /work/venv/bin/python bench/bench_sampler.py --clock cpu   # steadier on a busy machine
-    /work/venv/bin/python bench/bench_sampler.py --quick       # 7 repeats, no memory run
+    python bench/bench_sampler.py               # full run, markdown tables
+    python bench/bench_sampler.py --clock cpu   # steadier on a busy machine
+    python bench/bench_sampler.py --quick       # 7 repeats, no memory run
 
 Every ratio compares timings taken in the same process, interleaved repeat by repeat
 (in rotating order), so load from elsewhere on the machine hits all contenders alike.

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -35,7 +36,89 @@ def neutralise(text: str) -> str:
 
 
 def write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
-    """Write a table; free-text cells are neutralised for spreadsheets (docs/data-layout.md)."""
+    """Write a table exactly as ``frame.to_csv(path, index=index, lineterminator="\\n")`` would.
+
+    Floats are written with their shortest round-trip text (``repr``; NaN empty, ``inf``),
+    integers as integers, text quoted only where it holds a comma, quote or line break
+    (and neutralised for spreadsheets, see :func:`neutralise`). Columns are formatted a
+    column at a time with C-level ``map``, which is about twice as fast as pandas' writer
+    for the numeric tables a build writes; any other dtype goes through pandas.
+
+    Example:
+        >>> import tempfile
+        >>> f = Path(tempfile.mkdtemp()) / "t.csv"
+        >>> write_csv(f, pd.DataFrame({"x": [0.1, float("nan")], "k": [1, 2], "r": ["a,b", "=1"]}))
+        >>> print(f.read_text(), end="")
+        x,k,r
+        0.1,1,"a,b"
+        ,2,'=1
+    """
+    if not index and _single_digits(frame):
+        _write_digits(path, frame)
+        return
+    columns = [_cells(frame.index)] if index else []
+    columns += [_cells(frame[c]) for c in frame.columns]
+    if any(c is None for c in columns):
+        _write_with_pandas(path, frame, index)
+        return
+    header = ([_quote(str(frame.index.name or ""))] if index else [])
+    header += [_quote(str(c)) for c in frame.columns]
+    rows = map(",".join, zip(*columns)) if columns else iter(())
+    text = ",".join(header) + "\n" + "".join(line + "\n" for line in rows)
+    if index or len(frame.columns) and len(frame):
+        path.write_text(text, encoding="utf-8", newline="")
+    else:
+        _write_with_pandas(path, frame, index)
+
+
+def _single_digits(frame: pd.DataFrame) -> bool:
+    """Every column an integer column with values 0-9 (a mask): written as bytes at once."""
+    if not len(frame.columns) or not len(frame):
+        return False
+    if not all(frame[c].dtype.kind in "iu" for c in frame.columns):
+        return False
+    values = frame.to_numpy()
+    return bool(values.min() >= 0 and values.max() <= 9)
+
+
+def _write_digits(path: Path, frame: pd.DataFrame) -> None:
+    n, d = frame.shape
+    body = np.empty((n, 2 * d), dtype=np.uint8)
+    body[:, 0::2] = frame.to_numpy().astype(np.uint8) + ord("0")
+    body[:, 1::2] = ord(",")
+    body[:, -1] = ord("\n")
+    header = ",".join(_quote(str(c)) for c in frame.columns) + "\n"
+    path.write_bytes(header.encode("utf-8") + body.tobytes())
+
+
+def _cells(values: pd.Series | pd.Index) -> list[str] | None:
+    """The CSV text of one column, or None for a dtype this writer leaves to pandas."""
+    array = np.asarray(values)
+    kind = array.dtype.kind
+    if kind == "f" and array.dtype == np.float64:
+        cells = list(map(float.__repr__, array.tolist()))
+        if not np.isfinite(array).all():
+            for i in np.flatnonzero(~np.isfinite(array)).tolist():
+                x = array[i]
+                cells[i] = "" if np.isnan(x) else ("inf" if x > 0 else "-inf")
+        return cells
+    if kind in "iu":
+        return list(map(int.__repr__, array.tolist()))
+    if kind == "O" or pd.api.types.is_string_dtype(values.dtype):
+        items = array.tolist()
+        if all(isinstance(v, str) for v in items):
+            return [_quote(neutralise(v)) for v in items]
+    return None
+
+
+def _quote(text: str) -> str:
+    """Minimal CSV quoting, as pandas' (csv.QUOTE_MINIMAL)."""
+    if any(ch in text for ch in (",", '"', "\n", "\r")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _write_with_pandas(path: Path, frame: pd.DataFrame, index: bool) -> None:
     text_columns = [c for c in frame.columns
                     if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c].dtype)]
     if text_columns:
