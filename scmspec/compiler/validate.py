@@ -37,7 +37,7 @@ def validate(data: Any, smap: SourceMap) -> Card:
         return Card.model_validate(data)
     except ValidationError as exc:
         bag = DiagnosticBag()
-        for err in exc.errors():
+        for err in _without_union_echoes(exc.errors()):
             loc = _data_loc(data, err["loc"])
             path = _path_text(loc)
             message, hint = _explain(err, path, _kind_in(err["loc"]))
@@ -47,6 +47,19 @@ def validate(data: Any, smap: SourceMap) -> Card:
             bag.add("SCM201", message, span or smap.nearest(loc), hint, path or "<card>")
         bag.raise_if_any(SchemaError)
         raise  # pragma: no cover - raise_if_any always raises here
+
+
+def _without_union_echoes(errors: list[Any]) -> list[Any]:
+    """Drop "must be a string" when the same value already failed as a number.
+
+    A field typed ``float | str`` (a do() value: a number or a level) reports a bad
+    number twice, once per branch; the string branch adds nothing (``.nan`` is not a
+    level name either).
+    """
+    numeric = {tuple(e["loc"][:-1]) for e in errors if e["loc"] and e["loc"][-1] == "float"}
+    return [e for e in errors if not (e["type"] == "string_type" and e["loc"]
+                                      and e["loc"][-1] == "str"
+                                      and tuple(e["loc"][:-1]) in numeric)]
 
 
 def _check_size(data: Any, smap: SourceMap) -> None:
