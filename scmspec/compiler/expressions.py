@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import ast
 import math
+import sys
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
-from scmspec.compiler.kinds.functions import FUNCTIONS
+from scmspec.compiler.kinds.functions import FUNCTIONS, check_draw
 from scmspec.limits import Limits, current_limits
 
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv)
+# Arguments that are conditions: where's first, piecewise's odd ones, indicator's only one.
+_CONDITION_ARGS = {"where": lambda i, n: i == 0, "indicator": lambda i, n: True,
+                   "piecewise": lambda i, n: i % 2 == 0 and i < n - 1}
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq,
             ast.NotEq: sp.Ne}
 
@@ -80,10 +86,11 @@ def parse_equation(text: str, limits: Limits | None = None,
     except (RecursionError, MemoryError):
         raise ExpressionIssue(0, 1, "the equation is nested too deeply",
                               f"keep nesting under {limits.expression_depth} levels") from None
-    builder = _Builder(limits, len(text) - len(text.lstrip()), levels or {}, ordered)
+    builder = _Builder(limits, len(text) - len(text.lstrip()), levels or {}, ordered,
+                       text.strip())
     try:
         expr = builder.build(tree.body, 0)
-    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as exc:
+    except (TypeError, ValueError, AttributeError, ZeroDivisionError, ArithmeticError) as exc:
         # sympy refuses some well-formed trees (e.g. comparing an infinity); report, never crash
         raise ExpressionIssue(0, len(text), f"this expression cannot be evaluated: {exc}",
                               "simplify the expression; avoid operations on literal zeros or "
@@ -98,16 +105,35 @@ class _Builder:
 
     def __init__(self, limits: Limits, lead: int,
                  levels: Mapping[str, Mapping[str, int]] | None = None,
-                 ordered: frozenset[str] = frozenset()) -> None:
+                 ordered: frozenset[str] = frozenset(), source: str = "") -> None:
         self.limits, self.lead = limits, lead
         self.levels, self.ordered = levels or {}, ordered
+        self.source = source
         self.names: set[str] = set()
         self.sites = 0
 
     def fail(self, node: ast.AST, message: str, hint: str) -> ExpressionIssue:
-        start = getattr(node, "col_offset", 0)
-        end = getattr(node, "end_col_offset", None) or start + 1
+        start = self._column(node, "col_offset", 0)
+        end = self._column(node, "end_col_offset", start + 1)
+        if getattr(node, "end_lineno", None) != getattr(node, "lineno", None):
+            end = start + 1  # a multi-line node: mark its first character
         return ExpressionIssue(self.lead + start, max(1, end - start), message, hint)
+
+    def _column(self, node: ast.AST, attr: str, default: int) -> int:
+        """A node's column in characters (``ast`` counts UTF-8 bytes)."""
+        col = getattr(node, attr, None)
+        if col is None:
+            return default
+        lines = self.source.split("\n")
+        line = lines[min(len(lines), getattr(node, "lineno", 1) or 1) - 1] if lines else ""
+        if line.isascii():
+            return int(col)
+        return len(line.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node (for messages), shortened."""
+        seg = ast.get_source_segment(self.source, node) or ""
+        return seg if len(seg) <= 60 else seg[:57] + "..."
 
     def build(self, node: ast.AST, depth: int) -> Any:
         if depth > self.limits.expression_depth:
@@ -119,7 +145,28 @@ class _Builder:
             raise self.fail(node, f"{_describe(node)} is not allowed in equations",
                             "use arithmetic, comparisons, parent names, constants and "
                             f"whitelisted functions ({', '.join(sorted(FUNCTIONS)[:8])}, ...)")
-        return method(node, depth + 1)
+        value = method(node, depth + 1)
+        problem = constant_issue(value)
+        if problem is not None:
+            # Checked node by node, so the caret marks the smallest part that is wrong and
+            # no later step (evalf of a larger tree, numpy) ever sees a complex or infinite
+            # constant.
+            raise self.fail(node, f"{self.text(node)!r} {problem}",
+                            "equations compute with real, finite float64 numbers: keep "
+                            "logarithms, roots and powers of constants in their real domain "
+                            "and within about 1e308")
+        return value
+
+    def spelled(self, node: ast.AST, name: str) -> None:
+        """Refuse a name whose written form is not the name Python reads.
+
+        Python applies NFKC to identifiers, so ``\ufb01`` (the ligature) is read as
+        ``fi``: a reviewer would read one name while the compiler uses another.
+        """
+        written = ast.get_source_segment(self.source, node) or name
+        if written != name and unicodedata.normalize("NFKC", written) == name:
+            raise self.fail(node, f"the name {written!r} is read as {name!r} (Unicode "
+                            "compatibility normalisation)", f"write it in ASCII: {name}")
 
     def _Constant(self, node: ast.Constant, depth: int) -> Any:
         v = node.value
@@ -129,12 +176,18 @@ class _Builder:
                             "(zone == 'north'); elsewhere equations take numbers")
         if isinstance(v, int) and abs(v) < 10**15:
             return sp.Integer(v)
-        if not math.isfinite(float(v)):
-            raise self.fail(node, "the number is not finite", "write a finite number")
-        return sp.Float(float(v))
+        try:
+            value = float(v)
+        except OverflowError:  # an integer literal beyond float range (e.g. a long hex one)
+            value = math.inf
+        if not math.isfinite(value):
+            raise self.fail(node, "the number is not finite (beyond about 1e308)",
+                            "write a finite number")
+        return sp.Float(value)
 
     def _Name(self, node: ast.Name, depth: int) -> Any:
         name = node.id
+        self.spelled(node, name)
         if name.startswith("_"):
             raise self.fail(node, f"the name {name!r} starts with an underscore",
                             "names starting with '_' are reserved; rename the variable")
@@ -147,6 +200,9 @@ class _Builder:
 
     def _UnaryOp(self, node: ast.UnaryOp, depth: int) -> Any:
         operand = self.build(node.operand, depth)
+        if isinstance(node.op, (ast.USub, ast.UAdd)) and is_condition(operand):
+            raise self.fail(node, "arithmetic on a condition",
+                            "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         if isinstance(node.op, ast.USub):
             return -operand
         if isinstance(node.op, ast.UAdd):
@@ -226,6 +282,11 @@ class _Builder:
         named = [n for n in nodes if isinstance(n, ast.Name)]
         terms = [self._level(n, named, node) if isinstance(n, ast.Constant) and _is_text(n)
                  else self.build(n, depth) for n in nodes]
+        for n, term in zip(nodes, terms):
+            if is_condition(term):
+                raise self.fail(n, "a condition compared as a number",
+                                "combine conditions with and/or; compare indicator(...) to "
+                                "use a condition as 0/1")
         parts = []
         for op, a, b in zip(node.ops, terms, terms[1:]):
             rel = _COMPARE.get(type(op))
@@ -274,6 +335,7 @@ class _Builder:
             raise self.fail(node.func, "only plain function names can be called",
                             "call a whitelisted function such as exp(x)")
         name = node.func.id
+        self.spelled(node.func, name)
         if name not in FUNCTIONS:
             import difflib
 
@@ -292,13 +354,122 @@ class _Builder:
                     f"{entry.min_args}-{entry.max_args}")
             raise self.fail(node, f"{name}() takes {want} arguments, got {n}", entry.doc)
         args = [self.build(a, depth) for a in node.args]
+        takes_condition = _CONDITION_ARGS.get(name, lambda i, n: False)
+        for i, (arg_node, arg) in enumerate(zip(node.args, args)):
+            if is_condition(arg) and not takes_condition(i, n):
+                raise self.fail(arg_node, f"{name}() takes a number here, not a condition",
+                                "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         if entry.random:
+            self._check_draw(node, name, args)
             args.append(sp.Integer(self.sites))  # makes each call site a distinct draw
             self.sites += 1
         try:
             return entry.build(*args)
         except (TypeError, ValueError) as exc:
             raise self.fail(node, f"{name}(): {exc}", entry.doc) from None
+
+
+    def _check_draw(self, node: ast.Call, name: str, args: list[Any]) -> None:
+        """Refuse a draw whose constant parameters are invalid (``normal(0, -1)``)."""
+        values = [float(a) if isinstance(a, sp.Expr) and a.is_number else math.nan
+                  for a in args]
+        problem = check_draw(name, *values)
+        if problem is not None:
+            raise self.fail(node, f"{self.text(node)!r} draws with {problem[0]}",
+                            f"{name}() needs {problem[1]}")
+
+
+_FLOAT_MAX = sys.float_info.max
+
+
+def constant_issue(value: Any) -> str | None:
+    """Why a constant (sub-)expression cannot be a float64 number, or None when it can.
+
+    Variables, conditions and expressions with draws or custom functions are not
+    constants and pass. A constant must be real (no ``I``: ``sqrt(-4)``, ``log(-1)``),
+    defined (no NaN: ``atan2(0, 0)``) and finite in float64 (``exp(1000)``, ``log(0)``).
+
+    Example:
+        >>> constant_issue(sp.sqrt(-4))
+        'is not a real number'
+        >>> constant_issue(sp.exp(1000))
+        'overflows float64 (beyond about 1.8e308)'
+        >>> constant_issue(sp.Symbol("x") + sp.I)
+        'is not a real number'
+        >>> constant_issue(sp.Symbol("x") + 1) is None
+        True
+    """
+    if not isinstance(value, sp.Expr):
+        return None
+    if not value.is_number:  # e.g. sqrt(-x**2), which sympy writes I*Abs(x)
+        return "is not a real number" if value.has(sp.I) else None
+    if value.has(sp.nan):
+        return "is not a number (NaN)"
+    if value.has(sp.zoo, sp.oo, -sp.oo):
+        return "is not a finite number"
+    number = value if isinstance(value, (sp.Integer, sp.Rational, sp.Float)) else value.evalf(15)
+    if number.has(sp.I) or number.is_extended_real is False:
+        return "is not a real number"
+    if number.has(sp.nan) or number.is_extended_real is None:
+        return "is not a number (NaN)"
+    try:
+        magnitude = abs(float(number))
+    except (OverflowError, TypeError, ValueError):
+        magnitude = math.inf
+    if not magnitude <= _FLOAT_MAX:
+        return "overflows float64 (beyond about 1.8e308)"
+    return None
+
+
+def substitute(expr: Any, mapping: Mapping[Any, Any]) -> tuple[Any, tuple[Any, str] | None]:
+    """``expr.xreplace(mapping)`` and the first part of it that is not a float64 number.
+
+    Substituting re-evaluates: a constant 0 can make ``1 / k`` infinite or ``min(k / k,
+    x)`` undefined (sympy refuses NaN arguments with a ValueError). Either way the
+    problem comes back as (part, why) for the caller to report; None when all is well.
+
+    Example:
+        >>> k, x = sp.Symbol("k", real=True), sp.Symbol("x", real=True)
+        >>> substitute(sp.Min(k / k, x), {k: sp.Integer(0)})[1]
+        (nan, 'is not a number (NaN)')
+    """
+    try:
+        out = expr.xreplace(mapping)
+    except (TypeError, ValueError, AttributeError, ZeroDivisionError, ArithmeticError):
+        return expr, (sp.nan, "is not a number (NaN)")
+    return out, nonreal_part(out)
+
+
+def nonreal_part(expr: Any) -> tuple[sp.Expr, str] | None:
+    """The first whole constant part of a built expression that is not a float64 number.
+
+    Parsing checks each constant as it is built; substituting lets and constants can
+    still make one (``1 / d`` with ``d`` zero, ``sqrt(k)`` with ``k`` negative), so
+    later stages check again before anything reaches numpy.
+
+    Example:
+        >>> x = sp.Symbol("x", real=True)
+        >>> nonreal_part(x + 3 * sp.sqrt(sp.Float(-4.0)))
+        (6.0*I, 'is not a real number')
+        >>> nonreal_part(x + 1) is None
+        True
+    """
+    if not isinstance(expr, sp.Basic):
+        return None
+    constant: dict[sp.Basic, bool] = {}
+    for node in sp.postorder_traversal(expr):  # children first, each subtree once
+        if node not in constant:
+            constant[node] = (bool(getattr(node, "is_number", False)) if node.is_Atom else
+                              isinstance(node, sp.Expr) and not isinstance(node, AppliedUndef)
+                              and all(constant[a] for a in node.args))
+    walk = sp.preorder_traversal(expr)
+    for node in walk:  # outermost constants first: report the whole constant part
+        if constant[node]:
+            problem = constant_issue(node)
+            if problem is not None:
+                return node, problem
+            walk.skip()
+    return None
 
 
 def _is_text(node: ast.AST) -> bool:

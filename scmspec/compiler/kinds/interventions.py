@@ -38,7 +38,12 @@ def _resample(baseline: Array, lo_q: float, hi_q: float, rng: np.random.Generato
               discrete: bool) -> Array:
     lo, hi = np.quantile(baseline, [lo_q, hi_q])
     if not discrete:
-        return rng.uniform(lo, hi, m)
+        if np.isfinite(hi - lo):
+            return rng.uniform(lo, hi, m)
+        # numpy refuses a range past float (or NaN) with an OverflowError; the same
+        # formula gives inf/NaN values, which the finite gate reports on the card.
+        with np.errstate(all="ignore"):
+            return lo + (hi - lo) * rng.random(m)
     values = np.unique(baseline[(baseline >= lo) & (baseline <= hi)])
     if values.size < 2:  # a narrow baseline: fall back to every observed level
         values = np.unique(baseline)
