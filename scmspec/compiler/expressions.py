@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import sys
 import unicodedata
 from collections.abc import Mapping
@@ -80,6 +81,12 @@ def parse_equation(text: str, limits: Limits | None = None,
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
+        digits = re.search(r"\d{4301,}", text)
+        if digits is not None and "digits" in str(exc.msg):  # Python's int conversion limit
+            raise ExpressionIssue(digits.start(), len(digits.group()), "an integer literal "
+                                  f"with {len(digits.group())} digits, past the 4,300 Python "
+                                  "converts", "numbers this long are beyond float range "
+                                  "anyway: rescale the quantity") from None
         offset = max(0, (exc.offset or 1) - 1) + (len(text) - len(text.lstrip()))
         raise ExpressionIssue(offset, 1, f"not a valid expression: {exc.msg}",
                               "equations use Python-like syntax: 2 * x + exp(-y / 3)") from None
