@@ -17,9 +17,9 @@ import sympy as sp
 from sympy.logic.boolalg import ITE, simplify_logic
 from sympy.printing.numpy import NumPyPrinter
 
-from scmspec.compiler.expressions import substitute
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.load import SourceMap
+from scmspec.compiler.numbers import substitute
 from scmspec.compiler.resolve import ResolvedCard
 from scmspec.errors import DiagnosticBag, LowerError, Span
 from scmspec.samplers.plan import Block, Evaluate, Plan, Step

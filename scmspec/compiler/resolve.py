@@ -17,13 +17,13 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
-from scmspec.compiler.expressions import ExpressionIssue, parse_equation, substitute
+from scmspec.compiler.expressions import ExpressionIssue, parse_equation
 from scmspec.compiler.kinds.functions import RESERVED_NAMES
 from scmspec.compiler.kinds.interventions import DoHandler
+from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
 from scmspec.errors import DiagnosticBag, ResolveError
-from scmspec.limits import current_limits
 
 DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
@@ -157,77 +157,19 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
                     "a let is substituted into each equation that names it, which would "
                     "make each use a separate draw: draw in a variable's equation instead",
                     ".".join(loc))
-        elif expr is not None and _within_size(expr, sizes, f"the let {name!r}", loc, smap,
+        elif expr is not None and within_size(expr, sizes, f"the let {name!r}", loc, smap,
                                                bag):
             symbol = sp.Symbol(name, real=True)
             sizes[symbol] = expanded_size(expr, sizes)
-            subs[symbol] = _substitute(expr, subs, loc, smap, bag)
+            subs[symbol] = substitute_lets(expr, subs, loc, smap, bag)
         known.add(name)  # later lets may use it (an error in it is reported once, above)
     return subs
-
-
-def expanded_size(expr: sp.Basic, sizes: dict[sp.Basic, int]) -> int:
-    """Nodes of ``expr`` once each let symbol in it is replaced by its expansion.
-
-    Dynamic programming over the let chain: a let's size comes from the sizes of the
-    lets it names times their occurrences, so the size of a chain whose every step
-    names the previous let twice (2^25 nodes after 25 steps) is known without building it.
-
-    Example:
-        >>> a, x = sp.Symbol("a"), sp.Symbol("x")
-        >>> expanded_size(a * x + a, {a: 1000})
-        2003
-    """
-    return sum(sizes.get(node, 1) for node in sp.preorder_traversal(expr))
-
-
-def _within_size(expr: sp.Basic, sizes: dict[sp.Basic, int], what: str,
-                 loc: tuple[str | int, ...], smap: SourceMap, bag: DiagnosticBag) -> bool:
-    """False (reported as SCM315 unless a named let was already too big) past the limit."""
-    named = [s for s in expr.free_symbols if s in sizes]
-    if any(sizes[s] < 0 for s in named):
-        return False  # the oversized let it names was reported; stay quiet
-    size, limit = expanded_size(expr, sizes), current_limits().expression_nodes
-    if size <= limit:
-        return True
-    biggest = max(named, key=lambda s: sizes[s] * _occurrences(expr, s), default=None)
-    through = f", mostly through {biggest.name!r}" if biggest is not None else ""
-    bag.add("SCM315", f"{what} expands to about {size:.3g} expression nodes once its lets are "
-            f"substituted{through}, over the limit of {limit:,}", smap.nearest(loc),
-            "a let named twice by the next one doubles at each step: make the quantity a "
-            "variable (computed once), or raise SCMSPEC_MAX_EXPRESSION_NODES (docs/limits.md)",
-            ".".join(map(str, loc)))
-    if loc[0] == "let":
-        sizes[sp.Symbol(str(loc[1]), real=True)] = -1
-    return False
-
-
-def _occurrences(expr: sp.Basic, symbol: sp.Basic) -> int:
-    return sum(1 for node in sp.preorder_traversal(expr) if node == symbol)
-
-
-def _substitute(expr: sp.Expr, lets: dict[sp.Symbol, sp.Expr], loc: tuple[str | int, ...],
-                smap: SourceMap, bag: DiagnosticBag) -> sp.Expr:
-    """``expr`` with its lets substituted; a substitution that is not real is SCM302.
-
-    Each let is checked on its own, but together they can make a constant that is not
-    a real number (``1 / d`` with a let ``d`` that is zero): caught here, before numpy.
-    """
-    if not lets or not (expr.free_symbols & lets.keys()):
-        return expr
-    out, problem = substitute(expr, lets)
-    if problem is not None:
-        part, why = problem
-        bag.add("SCM302", f"once its lets are substituted, '{sp.sstr(part)[:80]}' {why}",
-                smap.nearest(loc), "check the lets this expression names: together they "
-                "make a constant that is not a real, finite number", ".".join(map(str, loc)))
-    return out
 
 
 def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                      lets: dict[sp.Symbol, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, int]]:
     known = set(card.variables) | set(card.constants) | set(card.let)
-    sizes = _let_sizes(lets)
+    sizes = let_sizes(lets)
     equations: dict[str, sp.Expr] = {}
     sites: dict[str, int] = {}
     for name, spec in card.variables.items():
@@ -236,9 +178,9 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Le
         loc = ("variables", name, "equation")
         expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
                                    f"the equation of {name!r}", levels)
-        if expr is not None and _within_size(expr, sizes, f"the equation of {name!r}", loc,
+        if expr is not None and within_size(expr, sizes, f"the equation of {name!r}", loc,
                                              smap, bag):
-            equations[name], sites[name] = _substitute(expr, lets, loc, smap, bag), n_sites
+            equations[name], sites[name] = substitute_lets(expr, lets, loc, smap, bag), n_sites
         elif expr is not None:
             equations[name], sites[name] = expr, n_sites  # reported; never substituted
     return equations, sites
@@ -413,11 +355,6 @@ def _check_blocks(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceM
                     "check the off-diagonal entries lie in (-1, 1) and are mutually consistent")
 
 
-def _let_sizes(lets: dict[sp.Symbol, sp.Expr]) -> dict[sp.Basic, int]:
-    """Each substituted let's node count, for estimating what naming it costs."""
-    return {s: sum(1 for _ in sp.preorder_traversal(e)) for s, e in lets.items()}
-
-
 def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                lets: dict[sp.Symbol, sp.Expr]) -> sp.Basic | None:
     if card.selection is None:
@@ -426,10 +363,10 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
     expr, _ = _parse_one(card.selection.condition, loc,
                          set(card.variables) | set(card.constants) | set(card.let), smap, bag,
                          "the selection condition", levels)
-    if expr is None or not _within_size(expr, _let_sizes(lets), "the selection condition",
+    if expr is None or not within_size(expr, let_sizes(lets), "the selection condition",
                                         loc, smap, bag):
         return expr
-    return _substitute(expr, lets, loc, smap, bag)
+    return substitute_lets(expr, lets, loc, smap, bag)
 
 
 def variable_spec(resolved: ResolvedCard, name: str) -> VariableSpec:
