@@ -37,7 +37,7 @@ SENTINEL = Path("/tmp/scmspec_pwned")  # what the hostile cards try to create
 REQUIRED_CODES = {"SCM103", "SCM104", "SCM105", "SCM106", "SCM107", "SCM108", "SCM109",
                   "SCM110", "SCM111", "SCM201", "SCM301", "SCM302", "SCM303", "SCM304",
                   "SCM305", "SCM306", "SCM307", "SCM309", "SCM311", "SCM312", "SCM313",
-                  "SCM314", "SCM114", "SCM115", "SCM315"}
+                  "SCM314", "SCM116", "SCM117", "SCM315"}
 
 
 def compile_path(path: Path) -> None:

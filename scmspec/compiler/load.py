@@ -258,12 +258,12 @@ class _Walker:
         """
         text = str(node.value)
         if len(text) > self.limits.number_chars:
-            self.bag.add("SCM114", f"a number written with {len(text)} characters, over the "
+            self.bag.add("SCM116", f"a number written with {len(text)} characters, over the "
                          f"limit of {self.limits.number_chars}", self.span(node),
                          "write it in scientific notation (1.5e300), or quote it if it is text")
             return False
         if ":" in text:
-            self.bag.add("SCM115", f"{text!r} is a base-60 (sexagesimal) number in YAML 1.1, "
+            self.bag.add("SCM117", f"{text!r} is a base-60 (sexagesimal) number in YAML 1.1, "
                          "not a time or text; cards do not take base-60 numbers", self.span(node),
                          f"quote it ('{text}') if it is text, or write the decimal number")
             return False

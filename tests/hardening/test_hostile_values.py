@@ -167,7 +167,7 @@ def test_huge_base60_number_is_refused_fast() -> None:
         text = "id: r\\nversion: " + "1:" * 2_250_000 + "1\\n"
         """) + outcome("parse_card_text(text, 'b60.yaml')")
     out = run_bounded(code, 60)
-    assert out["code"] == "SCM114" and out["located"]
+    assert out["code"] == "SCM116" and out["located"]
     assert float(out["seconds"]) < 10  # type: ignore[arg-type]
 
 

@@ -80,17 +80,15 @@ def evaluate(text: str) -> tuple[str, str]:
 
     Raises (AssertionError or the original exception) on anything that is a crash.
     """
-    from scmspec.compiler.pipeline import compile_card, parse_card_text
+    from scmspec.api import LoadedCard
+    from scmspec.compiler.pipeline import parse_card_text
     from scmspec.errors import CardError
-    from scmspec.scm import SCM
     from scmspec.synthetic.materialize import materialize
 
     smap = None
     try:
         card, smap = parse_card_text(text, "mutant.yaml")
-        card = materialize(card, smap)
-        compiled = compile_card(card, smap)
-        _sample_and_gate(SCM(compiled, compiled.plan))
+        _sample_and_gate(LoadedCard(materialize(card, smap), smap).compile())
     except CardError as exc:
         _check_located(exc, smap)
         return "card_error", exc.diagnostics[0].code
