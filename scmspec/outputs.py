@@ -48,7 +48,7 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise(text: str) -> str:
-    """Quote a text cell a spreadsheet would run as a formula (OWASP CSV injection).
+    r"""Quote a text cell a spreadsheet would run as a formula (OWASP CSV injection).
 
     Example:
         >>> neutralise("=HYPERLINK(\"http://x\")"), neutralise("plain reason")

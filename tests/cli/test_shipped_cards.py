@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 import scmspec
-from scmspec.discover import discover
 from scmspec.cli import app
+from scmspec.discover import discover
 from scmspec.samplers import numpy_sampler
 
 ROOT = Path(__file__).resolve().parents[2]

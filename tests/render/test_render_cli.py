@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from scmspec.discover import discover
 from scmspec.cli import app
+from scmspec.discover import discover
 from scmspec.render.figures import render_card
 from scmspec.render.graphviz import GraphvizNotFound, write_figure
 
