@@ -169,6 +169,8 @@ class _Builder:
         Python applies NFKC to identifiers, so ``\ufb01`` (the ligature) is read as
         ``fi``: a reviewer would read one name while the compiler uses another.
         """
+        if self.source.isascii():
+            return  # NFKC leaves ASCII alone; skip the per-name source lookup
         written = ast.get_source_segment(self.source, node) or name
         if written != name and unicodedata.normalize("NFKC", written) == name:
             raise self.fail(node, f"the name {written!r} is read as {name!r} (Unicode "
