@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 import scmspec
 from scmspec.cli import app
 from scmspec.discover import discover
+from scmspec.outputs import STAMP
 from scmspec.samplers import numpy_sampler
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +40,7 @@ def _compile(cwd: Path, *args: str) -> None:
 
 def _hashes(folder: Path) -> dict[str, str]:
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != STAMP}
 
 
 def _card_ids() -> dict[str, Path]:
