@@ -18,10 +18,14 @@ class Limits:
     card_bytes: int = 5_000_000  # size of one card file
     yaml_nodes: int = 200_000  # YAML nodes after alias expansion (billion-laughs guard)
     yaml_depth: int = 64  # nesting of YAML collections
+    yaml_bytes: int = 20_000_000  # characters of scalars after alias expansion
+    number_chars: int = 100  # characters of one number written in YAML
     variables: int = 10_000  # variables in one card (d)
     expression_chars: int = 10_000  # characters in one equation
     expression_depth: int = 100  # nesting of an equation's syntax tree
     exponent: float = 1_000.0  # |literal exponent| in an equation
+    expression_nodes: int = 20_000  # nodes of one equation once its lets are substituted
+    draw_count: int = 1_000_000_000  # binomial n and poisson rate of an in-equation draw
     rows: int = 10_000_000  # rows in one split (n)
     replicates: int = 1_000  # replicates per card
     cells: int = 2_000_000_000  # rows x variables in one sampling pass

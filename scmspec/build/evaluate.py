@@ -96,12 +96,13 @@ def _evaluate(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
         scm = SCM(compiled, compiled.plan)
         res.stage = "sampling"
         reps = tuple(_sample_replicate(scm, proto, r) for r in range(proto.replicates))
+        res.stage = "running the gates"  # gates sample too (replays, pilots): same errors
+        res.gates = (run_gates(GateContext(compiled, reps, protocol=proto)) + list(pooled)
+                     if run_gate_checks else [])
     except CardError as exc:
         res.diagnostics = [_locate(d, loaded.source) for d in exc.diagnostics]
+        res.gates = []
         return None
-    res.stage = "running the gates"
-    res.gates = (run_gates(GateContext(compiled, reps, protocol=proto)) + list(pooled)
-                 if run_gate_checks else [])
     res.status = "rejected" if any(g.blocking_failure for g in res.gates) else "released"
     res.summary = card_summary(scm, proto)
     return Evaluated(scm, proto, reps)

@@ -94,7 +94,7 @@ def handler_kinds(scm: SCM) -> dict[str, str]:
     for t in scm.plan.targets:
         handler = scm.plan.step(t).handler
         if handler is not None:
-            out[t] = str(handler.kind)
+            out[t] = handler.kind
     return out
 
 

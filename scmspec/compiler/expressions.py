@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import ast
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
-from scmspec.compiler.kinds.functions import FUNCTIONS
+from scmspec.compiler.kinds.functions import FUNCTIONS, check_draw
+from scmspec.compiler.numbers import constant_issue
 from scmspec.limits import Limits, current_limits
 
 _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv)
+# Arguments that are conditions: where's first, piecewise's odd ones, indicator's only one.
+_CONDITION_ARGS = {"where": lambda i, n: i == 0, "indicator": lambda i, n: True,
+                   "piecewise": lambda i, n: i % 2 == 0 and i < n - 1}
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq,
             ast.NotEq: sp.Ne}
 
@@ -74,16 +80,23 @@ def parse_equation(text: str, limits: Limits | None = None,
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
+        digits = re.search(r"\d{4301,}", text)
+        if digits is not None and "digits" in str(exc.msg):  # Python's int conversion limit
+            raise ExpressionIssue(digits.start(), len(digits.group()), "an integer literal "
+                                  f"with {len(digits.group())} digits, past the 4,300 Python "
+                                  "converts", "numbers this long are beyond float range "
+                                  "anyway: rescale the quantity") from None
         offset = max(0, (exc.offset or 1) - 1) + (len(text) - len(text.lstrip()))
         raise ExpressionIssue(offset, 1, f"not a valid expression: {exc.msg}",
                               "equations use Python-like syntax: 2 * x + exp(-y / 3)") from None
     except (RecursionError, MemoryError):
         raise ExpressionIssue(0, 1, "the equation is nested too deeply",
                               f"keep nesting under {limits.expression_depth} levels") from None
-    builder = _Builder(limits, len(text) - len(text.lstrip()), levels or {}, ordered)
+    builder = _Builder(limits, len(text) - len(text.lstrip()), levels or {}, ordered,
+                       text.strip())
     try:
         expr = builder.build(tree.body, 0)
-    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError) as exc:
+    except (TypeError, ValueError, AttributeError, ZeroDivisionError, ArithmeticError) as exc:
         # sympy refuses some well-formed trees (e.g. comparing an infinity); report, never crash
         raise ExpressionIssue(0, len(text), f"this expression cannot be evaluated: {exc}",
                               "simplify the expression; avoid operations on literal zeros or "
@@ -98,16 +111,35 @@ class _Builder:
 
     def __init__(self, limits: Limits, lead: int,
                  levels: Mapping[str, Mapping[str, int]] | None = None,
-                 ordered: frozenset[str] = frozenset()) -> None:
+                 ordered: frozenset[str] = frozenset(), source: str = "") -> None:
         self.limits, self.lead = limits, lead
         self.levels, self.ordered = levels or {}, ordered
+        self.source = source
         self.names: set[str] = set()
         self.sites = 0
 
     def fail(self, node: ast.AST, message: str, hint: str) -> ExpressionIssue:
-        start = getattr(node, "col_offset", 0)
-        end = getattr(node, "end_col_offset", None) or start + 1
+        start = self._column(node, "col_offset", 0)
+        end = self._column(node, "end_col_offset", start + 1)
+        if getattr(node, "end_lineno", None) != getattr(node, "lineno", None):
+            end = start + 1  # a multi-line node: mark its first character
         return ExpressionIssue(self.lead + start, max(1, end - start), message, hint)
+
+    def _column(self, node: ast.AST, attr: str, default: int) -> int:
+        """A node's column in characters (``ast`` counts UTF-8 bytes)."""
+        col = getattr(node, attr, None)
+        if col is None:
+            return default
+        lines = self.source.split("\n")
+        line = lines[min(len(lines), getattr(node, "lineno", 1) or 1) - 1] if lines else ""
+        if line.isascii():
+            return int(col)
+        return len(line.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of a node (for messages), shortened."""
+        seg = ast.get_source_segment(self.source, node) or ""
+        return seg if len(seg) <= 60 else seg[:57] + "..."
 
     def build(self, node: ast.AST, depth: int) -> Any:
         if depth > self.limits.expression_depth:
@@ -119,7 +151,30 @@ class _Builder:
             raise self.fail(node, f"{_describe(node)} is not allowed in equations",
                             "use arithmetic, comparisons, parent names, constants and "
                             f"whitelisted functions ({', '.join(sorted(FUNCTIONS)[:8])}, ...)")
-        return method(node, depth + 1)
+        value = method(node, depth + 1)
+        problem = constant_issue(value)
+        if problem is not None:
+            # Checked node by node, so the caret marks the smallest part that is wrong and
+            # no later step (evalf of a larger tree, numpy) ever sees a complex or infinite
+            # constant.
+            raise self.fail(node, f"{self.text(node)!r} {problem}",
+                            "equations compute with real, finite float64 numbers: keep "
+                            "logarithms, roots and powers of constants in their real domain "
+                            "and within about 1e308")
+        return value
+
+    def spelled(self, node: ast.AST, name: str) -> None:
+        """Refuse a name whose written form is not the name Python reads.
+
+        Python applies NFKC to identifiers, so ``\ufb01`` (the ligature) is read as
+        ``fi``: a reviewer would read one name while the compiler uses another.
+        """
+        if self.source.isascii():
+            return  # NFKC leaves ASCII alone; skip the per-name source lookup
+        written = ast.get_source_segment(self.source, node) or name
+        if written != name and unicodedata.normalize("NFKC", written) == name:
+            raise self.fail(node, f"the name {written!r} is read as {name!r} (Unicode "
+                            "compatibility normalisation)", f"write it in ASCII: {name}")
 
     def _Constant(self, node: ast.Constant, depth: int) -> Any:
         v = node.value
@@ -129,12 +184,18 @@ class _Builder:
                             "(zone == 'north'); elsewhere equations take numbers")
         if isinstance(v, int) and abs(v) < 10**15:
             return sp.Integer(v)
-        if not math.isfinite(float(v)):
-            raise self.fail(node, "the number is not finite", "write a finite number")
-        return sp.Float(float(v))
+        try:
+            value = float(v)
+        except OverflowError:  # an integer literal beyond float range (e.g. a long hex one)
+            value = math.inf
+        if not math.isfinite(value):
+            raise self.fail(node, "the number is not finite (beyond about 1e308)",
+                            "write a finite number")
+        return sp.Float(value)
 
     def _Name(self, node: ast.Name, depth: int) -> Any:
         name = node.id
+        self.spelled(node, name)
         if name.startswith("_"):
             raise self.fail(node, f"the name {name!r} starts with an underscore",
                             "names starting with '_' are reserved; rename the variable")
@@ -147,6 +208,9 @@ class _Builder:
 
     def _UnaryOp(self, node: ast.UnaryOp, depth: int) -> Any:
         operand = self.build(node.operand, depth)
+        if isinstance(node.op, (ast.USub, ast.UAdd)) and is_condition(operand):
+            raise self.fail(node, "arithmetic on a condition",
+                            "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         if isinstance(node.op, ast.USub):
             return -operand
         if isinstance(node.op, ast.UAdd):
@@ -226,6 +290,11 @@ class _Builder:
         named = [n for n in nodes if isinstance(n, ast.Name)]
         terms = [self._level(n, named, node) if isinstance(n, ast.Constant) and _is_text(n)
                  else self.build(n, depth) for n in nodes]
+        for n, term in zip(nodes, terms):
+            if is_condition(term):
+                raise self.fail(n, "a condition compared as a number",
+                                "combine conditions with and/or; compare indicator(...) to "
+                                "use a condition as 0/1")
         parts = []
         for op, a, b in zip(node.ops, terms, terms[1:]):
             rel = _COMPARE.get(type(op))
@@ -274,6 +343,7 @@ class _Builder:
             raise self.fail(node.func, "only plain function names can be called",
                             "call a whitelisted function such as exp(x)")
         name = node.func.id
+        self.spelled(node.func, name)
         if name not in FUNCTIONS:
             import difflib
 
@@ -292,13 +362,29 @@ class _Builder:
                     f"{entry.min_args}-{entry.max_args}")
             raise self.fail(node, f"{name}() takes {want} arguments, got {n}", entry.doc)
         args = [self.build(a, depth) for a in node.args]
+        takes_condition = _CONDITION_ARGS.get(name, lambda i, n: False)
+        for i, (arg_node, arg) in enumerate(zip(node.args, args)):
+            if is_condition(arg) and not takes_condition(i, n):
+                raise self.fail(arg_node, f"{name}() takes a number here, not a condition",
+                                "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         if entry.random:
+            self._check_draw(node, name, args)
             args.append(sp.Integer(self.sites))  # makes each call site a distinct draw
             self.sites += 1
         try:
             return entry.build(*args)
         except (TypeError, ValueError) as exc:
             raise self.fail(node, f"{name}(): {exc}", entry.doc) from None
+
+
+    def _check_draw(self, node: ast.Call, name: str, args: list[Any]) -> None:
+        """Refuse a draw whose constant parameters are invalid (``normal(0, -1)``)."""
+        values = [float(a) if isinstance(a, sp.Expr) and a.is_number else math.nan
+                  for a in args]
+        problem = check_draw(name, *values)
+        if problem is not None:
+            raise self.fail(node, f"{self.text(node)!r} draws with {problem[0]}",
+                            f"{name}() needs {problem[1]}")
 
 
 def _is_text(node: ast.AST) -> bool:

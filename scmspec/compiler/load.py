@@ -33,6 +33,7 @@ _SCALAR_TAGS = {
 _MAP_TAG = "tag:yaml.org,2002:map"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 
 @dataclass
@@ -201,6 +202,7 @@ class _Walker:
         self.name, self.smap, self.limits = name, smap, limits
         self.bag = DiagnosticBag()
         self.count = 0
+        self.chars = 0  # scalar characters built so far, every alias counted again
 
     def span(self, node: Node) -> Span:
         m = node.start_mark
@@ -221,7 +223,7 @@ class _Walker:
             return None
         self.smap.spans.setdefault(loc, self.span(node))
         if isinstance(node, ScalarNode):
-            return self.scalar(node, loc)
+            return self.scalar(node, loc) if self.within_bytes(node) else None
         if isinstance(node, SequenceNode) and node.tag == _SEQ_TAG:
             return [self.build(item, loc + (i,), depth + 1) for i, item in enumerate(node.value)]
         if isinstance(node, MappingNode) and node.tag == _MAP_TAG:
@@ -230,7 +232,46 @@ class _Walker:
                      "cards hold plain mappings, lists, strings and numbers only")
         return None
 
+    def within_bytes(self, node: ScalarNode) -> bool:
+        """Count the scalar's characters; False (reported once) past the expansion bound.
+
+        The node limit counts aliases but not what they carry: 40,000 aliases of one
+        100 kB string are few nodes and gigabytes of text once every copy is validated.
+        """
+        self.chars += len(node.value)
+        if self.chars <= self.limits.yaml_bytes:
+            return True
+        if self.chars - len(node.value) <= self.limits.yaml_bytes:
+            self.bag.add("SCM108", f"card expands to at least {self.chars:,} characters of "
+                         f"text, over the limit of {self.limits.yaml_bytes:,} (anchors/aliases "
+                         "repeat content)", self.span(node),
+                         "remove repeated aliases of long text, or raise SCMSPEC_MAX_YAML_BYTES "
+                         "(docs/limits.md)")
+        return False
+
+    def number(self, node: ScalarNode) -> bool:
+        """True when a YAML number may be built: short, and not base 60.
+
+        PyYAML turns digit strings into Python ints before anything can bound them: a
+        5,000-digit int is refused by Python's conversion limit, a megabyte of base-60
+        digits (``1:30:00`` style, YAML 1.1) takes quadratic time to convert.
+        """
+        text = str(node.value)
+        if len(text) > self.limits.number_chars:
+            self.bag.add("SCM116", f"a number written with {len(text)} characters, over the "
+                         f"limit of {self.limits.number_chars}", self.span(node),
+                         "write it in scientific notation (1.5e300), or quote it if it is text")
+            return False
+        if ":" in text:
+            self.bag.add("SCM117", f"{text!r} is a base-60 (sexagesimal) number in YAML 1.1, "
+                         "not a time or text; cards do not take base-60 numbers", self.span(node),
+                         f"quote it ('{text}') if it is text, or write the decimal number")
+            return False
+        return True
+
     def scalar(self, node: ScalarNode, loc: Loc) -> Any:
+        if node.tag in _NUMBER_TAGS and not self.number(node):
+            return None
         if node.tag == _TIMESTAMP_TAG:
             return str(node.value)  # dates (e.g. version: 2024-01-01) stay text
         if node.tag not in _SCALAR_TAGS:
@@ -257,6 +298,8 @@ class _Walker:
             if not isinstance(key_node, ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
                 self.bag.add("SCM110", "mapping keys must be plain names (no merge keys '<<')",
                              self.span(key_node), "write the keys out explicitly")
+                continue
+            if not self.within_bytes(key_node):
                 continue
             key = str(key_node.value)
             kspan = self.span(key_node)

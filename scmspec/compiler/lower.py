@@ -19,8 +19,10 @@ from sympy.printing.numpy import NumPyPrinter
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.load import SourceMap
+from scmspec.compiler.numbers import substitute
 from scmspec.compiler.plan import Block, Evaluate, Plan, Step
 from scmspec.compiler.resolve import ResolvedCard
+from scmspec.errors import DiagnosticBag, LowerError, Span
 
 _NUMPY_FUNCS = {name: e.numpy for name, e in FUNCTIONS.items() if e.numpy is not None}
 _RANDOM = {name for name, e in FUNCTIONS.items() if e.random}
@@ -51,12 +53,13 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
     affine = {v: (b.loc[j], b.scale[j]) for b in card.root_blocks if b.loc and b.scale
               for j, v in enumerate(b.variables)}
     steps = []
+    bag = DiagnosticBag()
     for name in resolved.order:
         spec = card.variables[name]
         handler = spec.intervention.handler if spec.intervention else None
-        if handler is not None and getattr(handler, "value", None).__class__ is str:
-            code = resolved.level_codes[name][handler.value]  # type: ignore[union-attr]
-            handler = handler.model_copy(update={"value": float(code)})
+        level = getattr(handler, "value", None)
+        if handler is not None and isinstance(level, str):
+            handler = handler.model_copy(update={"value": float(resolved.level_codes[name][level])})
         common = dict(name=name, parents=resolved.parents[name], kind=spec.kind,
                       handler=handler, observed=spec.observed)
         if spec.distribution is not None:
@@ -69,22 +72,67 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                               noise=spec.noise, text=_describe_root(spec.mechanism).lstrip("~ "),
                               **common))  # type: ignore[arg-type]
             continue
-        expr = resolved.equations[name].xreplace(constants)
-        fn = lambdify_expression(expr, resolved.parents[name],
-                                 resolved.random_sites.get(name, 0))
+        span = smap.nearest(("variables", name, "equation")) if smap else None
+        expr = _real(resolved.equations[name], constants, f"the equation of {name!r}", span,
+                     bag, f"variables.{name}.equation")
+        fn = _compiled(expr, resolved.parents[name], resolved.random_sites.get(name, 0),
+                       f"the equation of {name!r}", span, bag, f"variables.{name}.equation")
         steps.append(Step(evaluate=fn, noise=spec.noise, sites=resolved.random_sites.get(name, 0),
-                          text=canonical(resolved.equations[name]), **common))  # type: ignore[arg-type]
+                          text=canonical(resolved.equations[name]), span=span,
+                          **common))  # type: ignore[arg-type]
     blocks = tuple(Block(tuple(b.variables), None if b.correlation is None else
                          np.linalg.cholesky(np.asarray(b.correlation)), b.kind)
                    for b in card.root_blocks)
     selection, sel_inputs = None, ()
     if resolved.selection is not None:
-        sel = resolved.selection.xreplace(constants)
+        sel = _real(resolved.selection, constants, "the selection condition",
+                    smap.nearest(("selection", "condition")) if smap else None, bag,
+                    "selection.condition")
         sel_inputs = tuple(sorted(s.name for s in sel.free_symbols))
-        selection = lambdify_expression(sel, sel_inputs, 0)
+        selection = _compiled(sel, sel_inputs, 0, "the selection condition",
+                              smap.nearest(("selection", "condition")) if smap else None, bag,
+                              "selection.condition")
+    bag.raise_if_any(LowerError)
     columns = tuple(v for v, s in card.variables.items() if s.observed)
     return Plan(card.id, tuple(steps), blocks, resolved.targets, card.interventions.per_row,
                 selection, sel_inputs, columns)
+
+
+def _real(expr: sp.Basic, constants: dict[sp.Symbol, sp.Float], what: str, span: Span | None,
+          bag: DiagnosticBag, field: str) -> sp.Basic:
+    """``expr`` with constants substituted, when every constant part of it is a real float64
+    number; else reported.
+
+    Constants are substituted only now, so ``sqrt(k)`` with ``k: {value: -4}`` first
+    becomes ``2.0*I`` here; numpy would drop the imaginary part with a warning, or fail.
+    Reported as SCM302 (the expression is not valid), located at the equation; a
+    harmless zero stands in so the other equations are still checked.
+    """
+    expr, problem = substitute(expr, constants)
+    if problem is None:
+        return expr
+    part, why = problem
+    bag.add("SCM302", f"once constants are substituted, '{sp.sstr(part)[:80]}' in {what} "
+            f"{why}", span, "check the constants it names: their values make a constant part "
+            "that is not a real, finite number", field)
+    return sp.Integer(0)
+
+
+def _compiled(expr: sp.Basic, parents: tuple[str, ...], sites: int, what: str,
+              span: Span | None, bag: DiagnosticBag, field: str) -> Evaluate:
+    """``lambdify_expression``, with generated code Python cannot compile reported (SCM302).
+
+    The card language bounds nesting, but the printed numpy code nests deeper than the
+    expression (each call and power adds parentheses); Python's parser and compiler
+    refuse code nested a few hundred deep.
+    """
+    try:
+        return lambdify_expression(expr, parents, sites)
+    except (SyntaxError, RecursionError, MemoryError) as exc:
+        bag.add("SCM302", f"{what} is nested too deeply to compile to numpy "
+                f"({type(exc).__name__}: {getattr(exc, 'msg', exc)})", span,
+                "split it over helper variables or lets with fewer nested calls", field)
+        return lambda *arrays: np.zeros(len(arrays[0]) if arrays else 1)
 
 
 def canonical(expr: sp.Basic) -> str:
@@ -128,6 +176,9 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
     return evaluate
 
 
+MAX_WHERE_PIECES = 32  # longer Piecewise chains are printed as one numpy.select
+
+
 class _WherePrinter(NumPyPrinter):
     """NumPy code with ``Piecewise`` as nested ``numpy.where`` rather than ``numpy.select``.
 
@@ -138,6 +189,10 @@ class _WherePrinter(NumPyPrinter):
     """
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        if len(expr.args) > MAX_WHERE_PIECES:
+            # k pieces nest k numpy.where calls, and Python's parser refuses code nested
+            # about 200 deep ("too many nested parentheses"); select is flat.
+            return str(super()._print_Piecewise(expr))
         where = self._module_format(self._module + ".where")
         out = self._print(sp.nan)  # no piece holds: NaN, as select's default
         for piece in reversed(expr.args):

@@ -17,6 +17,7 @@ import numpy as np
 from scmspec.compiler.kinds.interventions import HandlerBase
 from scmspec.compiler.kinds.noise import NoiseBase, NoNoise
 from scmspec.compiler.kinds.roots import RootBase
+from scmspec.errors import Span
 
 Array = np.ndarray
 Evaluate = Callable[..., Array]
@@ -39,6 +40,7 @@ class Step:
     handler: HandlerBase | None = None  # the card's intervention handler
     observed: bool = True
     text: str = ""  # canonical equation or distribution, for humans and goldens
+    span: Span | None = None  # where the equation is written (sampling errors point there)
 
     @property
     def discrete(self) -> bool:

@@ -20,6 +20,7 @@ import sympy as sp
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
 from scmspec.compiler.kinds.functions import RESERVED_NAMES
 from scmspec.compiler.kinds.interventions import DoHandler
+from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
 from scmspec.errors import DiagnosticBag, ResolveError
@@ -146,6 +147,7 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
     """Each ``let`` as a symbol -> its expression, earlier lets already substituted."""
     known = set(card.variables) | set(card.constants)
     subs: dict[sp.Symbol, sp.Expr] = {}
+    sizes: dict[sp.Basic, int] = {}  # let symbol -> nodes once substituted (-1: too big)
     for name, spec in card.let.items():
         loc = ("let", name, "equation")
         expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
@@ -155,8 +157,11 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
                     "a let is substituted into each equation that names it, which would "
                     "make each use a separate draw: draw in a variable's equation instead",
                     ".".join(loc))
-        elif expr is not None:
-            subs[sp.Symbol(name, real=True)] = expr.xreplace(subs)
+        elif expr is not None and within_size(expr, sizes, f"the let {name!r}", loc, smap,
+                                               bag):
+            symbol = sp.Symbol(name, real=True)
+            sizes[symbol] = expanded_size(expr, sizes)
+            subs[symbol] = substitute_lets(expr, subs, loc, smap, bag)
         known.add(name)  # later lets may use it (an error in it is reported once, above)
     return subs
 
@@ -164,6 +169,7 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
 def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                      lets: dict[sp.Symbol, sp.Expr]) -> tuple[dict[str, sp.Expr], dict[str, int]]:
     known = set(card.variables) | set(card.constants) | set(card.let)
+    sizes = let_sizes(lets)
     equations: dict[str, sp.Expr] = {}
     sites: dict[str, int] = {}
     for name, spec in card.variables.items():
@@ -172,8 +178,11 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Le
         loc = ("variables", name, "equation")
         expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
                                    f"the equation of {name!r}", levels)
-        if expr is not None:
-            equations[name], sites[name] = (expr.xreplace(lets) if lets else expr), n_sites
+        if expr is not None and within_size(expr, sizes, f"the equation of {name!r}", loc,
+                                             smap, bag):
+            equations[name], sites[name] = substitute_lets(expr, lets, loc, smap, bag), n_sites
+        elif expr is not None:
+            equations[name], sites[name] = expr, n_sites  # reported; never substituted
     return equations, sites
 
 
@@ -350,10 +359,14 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                lets: dict[sp.Symbol, sp.Expr]) -> sp.Basic | None:
     if card.selection is None:
         return None
-    expr, _ = _parse_one(card.selection.condition, ("selection", "condition"),
+    loc = ("selection", "condition")
+    expr, _ = _parse_one(card.selection.condition, loc,
                          set(card.variables) | set(card.constants) | set(card.let), smap, bag,
                          "the selection condition", levels)
-    return expr.xreplace(lets) if expr is not None and lets else expr
+    if expr is None or not within_size(expr, let_sizes(lets), "the selection condition",
+                                        loc, smap, bag):
+        return expr
+    return substitute_lets(expr, lets, loc, smap, bag)
 
 
 def variable_spec(resolved: ResolvedCard, name: str) -> VariableSpec:

@@ -24,6 +24,10 @@ ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]{0,127}$"
 Name = Annotated[str, Field(pattern=NAME_PATTERN)]
 Family = Literal["synthetic", "semantic", "formula"]
 VariableKind = Literal["continuous", "binary", "count", "ordinal", "categorical"]
+# Device names Windows reserves in every folder, with or without an extension
+# (``con``, ``CON.txt``, ``lpt1.v2``): a card's id names its dataset folder.
+WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                              *(f"lpt{i}" for i in range(1, 10))})
 Role = Literal["root", "input", "setting", "process", "formula", "measurement", "readout",
                "flag", "outcome"]
 
@@ -222,6 +226,18 @@ class Card(SpecModel):
         "or a list scoped to variables or pairs)")
     synthetic: SyntheticSpec | None = Field(None, description="generated cards: the factors "
                                             "and seed they are drawn from (docs/synthetic.md)")
+
+    @field_validator("id")
+    @classmethod
+    def _portable_id(cls, value: str) -> str:
+        # The id becomes a folder name; Windows cannot create a folder named `con` or
+        # `con.v1`, so a dataset built here could not be unpacked there.
+        stem = value.split(".", 1)[0].lower()
+        if stem in WINDOWS_RESERVED:
+            raise ValueError(f"{value!r} is a reserved device name on Windows ({stem}), so "
+                             "it cannot name a dataset folder there; choose another id, e.g. "
+                             f"{stem}_card")
+        return value
 
     def justification_for(self, gate: str, variables: Sequence[str]) -> tuple[str, int | None]:
         """The reason that covers a finding of ``gate`` on ``variables`` ('' when none).

@@ -10,6 +10,12 @@ from pydantic import BaseModel, ConfigDict
 
 
 class SpecModel(BaseModel):
-    """Frozen pydantic model that rejects unknown fields (typos in cards are errors)."""
+    """Frozen pydantic model that rejects unknown fields (typos in cards are errors).
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    Floats must be finite: YAML spells NaN and infinity ``.nan`` and ``.inf``, and no
+    card parameter means anything as either; letting one through would fail much later
+    (a NaN column, or spec.json refusing to serialise it) far from the line that did it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True,
+                              allow_inf_nan=False)

@@ -7,6 +7,7 @@ for an offset unit, or a named constant instead of a bare number.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 
@@ -33,8 +34,21 @@ def shown(expr: sp.Basic, result: Dim) -> str:
     return f"'{show(expr)}' is in {result.unit_text()}"
 
 
+# Scale factors are kept as natural logs; past this one, exp() overflows a float.
+_LOG_FLOAT_MAX = 700.0
+
+
+def _huge(d: Dim, to: Dim) -> str | None:
+    """'10^394' when the two scales differ by more than a float holds, else None."""
+    gap = d.scale - to.scale
+    return f"10^{abs(gap) / math.log(10):.0f}" if abs(gap) > _LOG_FLOAT_MAX else None
+
+
 def factor(d: Dim, to: Dim) -> str:
-    """'by a factor of 100 (1 Pa = 0.01 hPa)'."""
+    """'by a factor of 100 (1 Pa = 0.01 hPa)'; 'by a factor of about 10^394' past floats."""
+    huge = _huge(d, to)
+    if huge is not None:
+        return f"by a factor of about {huge}, beyond the range of a float"
     f = d.factor_to(to)
     return (f"by a factor of {max(f, 1 / f):.6g} "
             f"(1 {d.unit_text()} = {f:.6g} {to.unit_text()})")
@@ -48,6 +62,9 @@ def _ident(unit_text: str) -> str:
 
 def conversion_hint(d: Dim, to: Dim) -> str:
     """A constant that turns raw numbers in ``d``'s unit into ``to``'s (its value >= 1)."""
+    if _huge(d, to) is not None:
+        return (f"{d.unit_text()} and {to.unit_text()} differ by more than a float can hold: "
+                "declare the quantities in units of comparable scale")
     f, a, b = d.factor_to(to), d.unit_text(), to.unit_text()
     if f >= 1:
         name, value, unit, verb = f"{_ident(b)}_per_{_ident(a)}", f, _ratio(to, d), "multiply"

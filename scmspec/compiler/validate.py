@@ -46,7 +46,7 @@ def schema_diagnostics(exc: ValidationError, data: Any, smap: SourceMap,
     Public for other documents written in the card language's style (grid cards).
     """
     bag = DiagnosticBag()
-    for err in exc.errors():
+    for err in _without_union_echoes(exc.errors()):
         loc = _data_loc(data, err["loc"])
         path = _path_text(loc)
         message, hint = _explain(err, path, _kind_in(err["loc"]))
@@ -55,6 +55,19 @@ def schema_diagnostics(exc: ValidationError, data: Any, smap: SourceMap,
             span = smap.spans.get(loc + ("kind",))
         bag.add("SCM201", message, span or smap.nearest(loc), hint, path or top)
     return bag.items
+
+
+def _without_union_echoes(errors: list[Any]) -> list[Any]:
+    """Drop "must be a string" when the same value already failed as a number.
+
+    A field typed ``float | str`` (a do() value: a number or a level) reports a bad
+    number twice, once per branch; the string branch adds nothing (``.nan`` is not a
+    level name either).
+    """
+    numeric = {tuple(e["loc"][:-1]) for e in errors if e["loc"] and e["loc"][-1] == "float"}
+    return [e for e in errors if not (e["type"] == "string_type" and e["loc"]
+                                      and e["loc"][-1] == "str"
+                                      and tuple(e["loc"][:-1]) in numeric)]
 
 
 def _check_size(data: Any, smap: SourceMap) -> None:

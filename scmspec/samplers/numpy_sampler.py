@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from scmspec.compiler.kinds.functions import DrawParameterError
 from scmspec.compiler.kinds.interventions import HandlerBase
 from scmspec.compiler.kinds.noise import NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
@@ -134,14 +135,32 @@ def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Gener
     else:
         eps = noise.draw(rng, n)
     draws = [rng.random(n) for _ in range(step.sites)]
-    assert step.evaluate is not None
-    f = step.evaluate(*[cols[p] for p in step.parents], *draws)
+    f = evaluate_step(step, [cols[p] for p in step.parents], draws)
     if normal_sd is not None:
         out += f  # f + eps; a scalar f broadcasts like np.full(n, f)
     elif np.ndim(f) == 0:
         out[:] = noise.apply(np.full(n, float(f)), eps, {p: cols[p] for p in step.parents})
     else:
         out[:] = noise.apply(f, eps, {p: cols[p] for p in step.parents})  # by name
+
+
+def evaluate_step(step: Step, parents: list[Array], draws: list[Array]) -> Array:
+    """The step's mechanism on parent columns and site uniforms, with draw checks located.
+
+    A random draw whose parameters depend on the parents can be invalid on some rows
+    only (``normal(0, -x)``); the draw refuses them, and this names the variable, its
+    equation's location and the share of rows (SCM603), as a card error.
+    """
+    assert step.evaluate is not None
+    try:
+        return step.evaluate(*parents, *draws)
+    except DrawParameterError as exc:
+        share = exc.rows / max(exc.n, 1)
+        raise SamplingError([Diagnostic(
+            "SCM603", f"the equation of {step.name!r} draws {exc.function}() with {exc.problem} "
+            f"on {share:.1%} of rows ({exc.rows} of {exc.n})", step.span,
+            f"{exc.function}() needs {exc.need} on every row; keep its parameters valid for "
+            "every value the parents take", f"variables.{step.name}.equation")]) from None
 
 
 def _normal_into(rng: np.random.Generator, out: Array, loc: float, scale: float) -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from scmspec.compiler.kinds.noise import NoNoise, NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
-from scmspec.samplers.numpy_sampler import _block_uniforms, _natural
+from scmspec.samplers.numpy_sampler import _block_uniforms, _natural, evaluate_step
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
@@ -101,8 +101,7 @@ def _natural_on(step: Step, cols: Mapping[str, Array], n: int, rng: Any,
         eps = noise.draw(rng, n)
         eps = None if eps is None else eps[rows]
     draws = [rng.random(n)[rows] for _ in range(step.sites)]
-    assert step.evaluate is not None
-    f = step.evaluate(*[cols[p] for p in step.parents], *draws)
+    f = evaluate_step(step, [cols[p] for p in step.parents], draws)
     if normal_sd is not None:
         out += f
     elif np.ndim(f) == 0:

@@ -3,14 +3,14 @@
 Valid drawn cards are written as YAML, then damaged the way people (and
 attackers) damage files: a line deleted or duplicated, characters swapped,
 a number turned into a word, YAML syntax or an injection token inserted, the
-file cut short. Whatever the damage, parse + compile must either succeed (and
-the result sample) or raise a CardError whose every diagnostic has a span and
-renders with its source line. Any other exception is a bug in scmspec.
+file cut short (the operators live in ``mutators.py``, shared with the fuzzer
+of the shipped cards, ``test_card_fuzz.py``). Whatever the damage, parse +
+compile must either succeed (and the result sample) or raise a CardError whose
+every diagnostic has a span and renders with its source line. Any other
+exception is a bug in scmspec.
 """
 
 from __future__ import annotations
-
-import re
 
 import numpy as np
 import yaml
@@ -21,51 +21,14 @@ from scmspec.compiler.pipeline import compile_card, parse_card_text
 from scmspec.errors import CardError, render_diagnostic
 from scmspec.samplers import numpy_sampler
 from scmspec.samplers.streams import Streams
+from tests.properties.mutators import GENERIC, DrawChooser, mutate
 from tests.properties.strategies import SETTINGS, dag_cards
-
-TOKENS = ("\t", ":", ": ", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "<<: *a\n",
-          "!!python/object/apply:os.system ['true'] ", "!!binary ", "'", '"', "#",
-          "__import__('os')", "x.__class__", "9**9**9**9",
-          "lambda: 0", "(((((", "1e999", ".nan", "-.inf", "~", "null", "\u00e9", "\x00",
-          "kind: ", "equation: ", "unit: m", "observed: false", "\n  zz: {meaning: q}\n")
-NUMBER = re.compile(r"(?<![\w.])-?\d+(\.\d+)?(e-?\d+)?(?![\w.])")
 
 
 @st.composite
 def mutated(draw: st.DrawFn) -> str:
     text = yaml.safe_dump(draw(dag_cards(max_nodes=5)), sort_keys=False)
-    for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(["delete_line", "duplicate_line", "swap", "number_to_word",
-                                   "insert", "truncate", "replace_char", "indent"]))
-        text = apply(op, text, draw)
-    return text
-
-
-def apply(op: str, text: str, draw: st.DrawFn) -> str:
-    lines = text.split("\n")
-    i = draw(st.integers(0, max(0, len(lines) - 1)))
-    if op == "delete_line":
-        return "\n".join(lines[:i] + lines[i + 1:])
-    if op == "duplicate_line":
-        return "\n".join(lines[:i + 1] + lines[i:])
-    if op == "indent":
-        lines[i] = draw(st.sampled_from(["  ", " ", "\t"])) + lines[i]
-        return "\n".join(lines)
-    if op == "number_to_word":
-        numbers = list(NUMBER.finditer(text))
-        if not numbers:
-            return text
-        m = draw(st.sampled_from(numbers))
-        word = draw(st.sampled_from(["lots", "'1.5'", "[]", "{}", "true", "1e400", "-1", "0"]))
-        return text[:m.start()] + word + text[m.end():]
-    k = draw(st.integers(0, max(0, len(text) - 2)))
-    if op == "swap":
-        return text[:k] + text[k + 1:k + 2] + text[k:k + 1] + text[k + 2:]
-    if op == "insert":
-        return text[:k] + draw(st.sampled_from(TOKENS)) + text[k:]
-    if op == "replace_char":
-        return text[:k] + draw(st.sampled_from("x0_ -:{[(*/.\t")) + text[k + 1:]
-    return text[:k]  # truncate
+    return mutate(text, DrawChooser(draw), GENERIC)
 
 
 @SETTINGS.__class__(SETTINGS, max_examples=120)

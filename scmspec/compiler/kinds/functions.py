@@ -131,39 +131,152 @@ _add("step", 1, 1, lambda x: _indicator(sp.Ge(x, 0)), "sign", "1 where x >= 0, e
 
 # Random draws: sympy sees an opaque function; lowering replaces each call site
 # with an inverse-CDF transform of that site's exogenous uniform.
+#
+# Each draw states which parameter values are invalid (``_*_bad``: masks that are
+# False on NaN, so a NaN parent propagates as NaN rather than being called invalid).
+# The same rules run at compile time on constant arguments (``check_draw``, located at
+# the call) and at sampling time on every row (the draw raises DrawParameterError, and
+# the sampler turns it into a located SCM603). Nothing is clamped: a negative Poisson
+# rate is a mistake in the card, and quietly drawing 0 would hide it.
+Problems = list[tuple[str, str, Any]]  # (what is wrong, what is needed, bool mask or bool)
+
+
+class DrawParameterError(ValueError):
+    """Invalid parameters of a random draw on ``rows`` of ``n`` rows (the sampler locates it)."""
+
+    def __init__(self, function: str, problem: str, need: str, rows: int, n: int) -> None:
+        self.function, self.problem, self.need, self.rows, self.n = function, problem, need, rows, n
+        super().__init__(f"{function}(): {problem} on {rows} of {n} rows")
+
+
+def _draw_count_limit() -> int:
+    from scmspec.limits import current_limits  # read at call time: env overrides apply
+
+    return current_limits().draw_count
+
+
+def _bernoulli_bad(p: Any) -> Problems:
+    return [("p outside [0, 1]", "0 <= p <= 1", (p < 0) | (p > 1))]
+
+
+def _poisson_bad(rate: Any) -> Problems:
+    cap = _draw_count_limit()
+    return [("rate < 0", "rate >= 0", rate < 0),
+            (f"rate > {cap:g}", f"rate <= {cap:g} (SCMSPEC_MAX_DRAW_COUNT)", rate > cap)]
+
+
+def _binomial_bad(n: Any, p: Any) -> Problems:
+    # A parent-dependent n is rounded to whole trials (cards compute counts as products
+    # of rates); a constant n must be written whole (see _CONSTANT_RULES).
+    cap = _draw_count_limit()
+    return [("n < 0", "n >= 0", n < 0),
+            (f"n > {cap:g}", f"n <= {cap:g} (SCMSPEC_MAX_DRAW_COUNT)", n > cap),
+            *_bernoulli_bad(p)]
+
+
+def _binomial_constant_bad(n: Any, p: Any) -> Problems:
+    return [("n not a whole number", "a whole number of trials n",
+             np.abs(n - np.round(n)) > 0), *_binomial_bad(n, p)]
+
+
+def _normal_bad(mean: Any, sd: Any) -> Problems:
+    return [("sd <= 0", "sd > 0", sd <= 0)]
+
+
+def _uniform_bad(low: Any, high: Any) -> Problems:
+    return [("high <= low", "low < high", high <= low)]
+
+
+def _exponential_bad(rate: Any) -> Problems:
+    return [("rate <= 0", "rate > 0", rate <= 0)]
+
+
+def _categorical_bad(*weights: Any) -> Problems:
+    negative = np.zeros((), dtype=bool)
+    total = 0.0
+    for w in weights:
+        negative = negative | (w < 0)
+        total = total + w
+    return [("a weight < 0", "every weight >= 0", negative),
+            ("all weights 0", "a positive weight", total == 0)]
+
+
+DRAW_RULES: dict[str, Callable[..., Problems]] = {
+    "bernoulli": _bernoulli_bad, "poisson": _poisson_bad, "binomial": _binomial_bad,
+    "normal": _normal_bad, "uniform": _uniform_bad, "exponential": _exponential_bad,
+    "categorical": _categorical_bad,
+}
+_CONSTANT_RULES: dict[str, Callable[..., Problems]] = {"binomial": _binomial_constant_bad}
+
+
+def check_draw(name: str, *args: float) -> tuple[str, str] | None:
+    """(problem, need) when constant arguments of draw ``name`` are invalid, else None.
+
+    Arguments not known at compile time are passed as NaN, which no rule flags.
+
+    Example:
+        >>> check_draw("normal", 0.0, -1.0)
+        ('sd <= 0', 'sd > 0')
+        >>> check_draw("uniform", float("nan"), 1.0) is None
+        True
+    """
+    rules = _CONSTANT_RULES.get(name, DRAW_RULES[name])
+    with np.errstate(invalid="ignore"):
+        for problem, need, bad in rules(*args):
+            if bool(np.any(bad)):
+                return problem, need
+    return None
+
+
+def _refuse(name: str, args: tuple[Any, ...], u: Array) -> None:
+    """Raise DrawParameterError when any row's parameters of draw ``name`` are invalid."""
+    with np.errstate(invalid="ignore"):
+        for problem, need, bad in DRAW_RULES[name](*args):
+            if np.any(bad):
+                rows = int(np.count_nonzero(np.broadcast_to(bad, np.shape(u))))
+                raise DrawParameterError(name, problem, need, rows, int(np.size(u)))
+
+
 def _bernoulli_u(p: Array, u: Array) -> Array:
+    _refuse("bernoulli", (p,), u)
     return (u < p).astype(float)
 
 
 def _poisson_u(rate: Array, u: Array) -> Array:
-    rate = np.broadcast_to(np.maximum(rate, 0.0), np.shape(u))
+    _refuse("poisson", (rate,), u)
+    rate = np.broadcast_to(rate, np.shape(u))
     return np.asarray(stats.poisson.ppf(u, rate), dtype=float)
 
 
 def _binomial_u(n: Array, p: Array, u: Array) -> Array:
-    return np.asarray(stats.binom.ppf(u, np.round(n), np.clip(p, 0.0, 1.0)), dtype=float)
+    _refuse("binomial", (n, p), u)
+    return np.asarray(stats.binom.ppf(u, np.round(n), p), dtype=float)
 
 
 def _normal_u(mean: Array, sd: Array, u: Array) -> Array:
+    _refuse("normal", (mean, sd), u)
     return mean + sd * special.ndtri(u)
 
 
 def _uniform_u(low: Array, high: Array, u: Array) -> Array:
+    _refuse("uniform", (low, high), u)
     return low + (high - low) * u
 
 
 def _exponential_u(rate: Array, u: Array) -> Array:
+    _refuse("exponential", (rate,), u)
     return -np.log1p(-u) / rate
 
 
 def _categorical_u(*args: Array) -> Array:
     *weights, u = args
-    w = np.clip(np.vstack([np.broadcast_to(w, np.shape(u)) for w in weights]), 0.0, None)
+    _refuse("categorical", tuple(weights), u)
+    w = np.vstack([np.broadcast_to(w, np.shape(u)) for w in weights])
     cdf = np.cumsum(w, axis=0)
     return (u[None, :] * cdf[-1] >= cdf).sum(axis=0).clip(0, len(weights) - 1).astype(float)
 
 
-for _name, _lo, _hi, _impl, _units, _doc in [
+_DRAWS: list[tuple[str, int, int | None, Callable[..., Array], str, str]] = [
     ("bernoulli", 1, 1, _bernoulli_u, "draw_dimensionless", "1 with probability p, else 0"),
     ("poisson", 1, 1, _poisson_u, "draw_first", "a count with mean rate"),
     ("binomial", 2, 2, _binomial_u, "draw_first", "binomial(n, p): successes of n trials"),
@@ -172,7 +285,8 @@ for _name, _lo, _hi, _impl, _units, _doc in [
     ("normal", 2, 2, _normal_u, "draw_same", "normal(mean, sd): a Gaussian draw"),
     ("uniform", 2, 2, _uniform_u, "draw_same", "uniform(low, high): a uniform draw"),
     ("exponential", 1, 1, _exponential_u, "draw_inverse", "exponential(rate): waiting time"),
-]:
+]
+for _name, _lo, _hi, _impl, _units, _doc in _DRAWS:
     _add(_name, _lo, _hi, _custom(_name), _units, _doc, _impl, random=True)
 
 RESERVED_NAMES = frozenset(FUNCTIONS) | {"pi"}

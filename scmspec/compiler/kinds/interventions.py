@@ -24,6 +24,7 @@ Quantile = Annotated[float, Field(ge=0, le=1)]
 class HandlerBase(SpecModel):
     """Common behaviour of intervention handlers."""
 
+    kind: str  # each handler narrows it to its own literal tag
     uses_baseline: ClassVar[bool] = False
 
     def apply(self, natural: Array, baseline: Array, rng: np.random.Generator,
@@ -38,7 +39,12 @@ def _resample(baseline: Array, lo_q: float, hi_q: float, rng: np.random.Generato
               discrete: bool) -> Array:
     lo, hi = np.quantile(baseline, [lo_q, hi_q])
     if not discrete:
-        return rng.uniform(lo, hi, m)
+        if np.isfinite(hi - lo):
+            return rng.uniform(lo, hi, m)
+        # numpy refuses a range past float (or NaN) with an OverflowError; the same
+        # formula gives inf/NaN values, which the finite gate reports on the card.
+        with np.errstate(all="ignore"):
+            return lo + (hi - lo) * rng.random(m)
     values = np.unique(baseline[(baseline >= lo) & (baseline <= hi)])
     if values.size < 2:  # a narrow baseline: fall back to every observed level
         values = np.unique(baseline)

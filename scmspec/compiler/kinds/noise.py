@@ -12,10 +12,11 @@ scale depends on the row (heteroskedastic, quantised, censored) live in
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal, Union
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from scmspec.compiler.kinds.noise_base import NOISE, NoiseBase, Positive
 from scmspec.compiler.kinds.noise_shaped import (
@@ -64,6 +65,15 @@ class UniformNoise(NoiseBase):
 
     kind: Literal["uniform"] = "uniform"
     scale: Positive
+
+    @model_validator(mode="after")
+    def _width(self) -> UniformNoise:
+        # numpy draws from the width 2 * scale, which must be a float (uniform(-1e308,
+        # 1e308) raises an OverflowError).
+        if not math.isfinite(2 * self.scale):
+            raise ValueError(f"scale ({self.scale:g}) makes the width 2 * scale overflow a "
+                             "float; use a smaller scale")
+        return self
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
         return rng.uniform(-self.scale, self.scale, n)

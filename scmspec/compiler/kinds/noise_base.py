@@ -23,6 +23,7 @@ Positive = Annotated[float, Field(gt=0)]
 class NoiseBase(SpecModel):
     """Common behaviour of noise kinds."""
 
+    kind: str  # each noise kind narrows it to its own literal tag
     mode: Literal["additive", "multiplicative"] = "additive"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:  # pragma: no cover

@@ -7,6 +7,7 @@ are coupled through a Gaussian-copula block, and ``support`` for range checks.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, ClassVar, Literal, Union
 
 import numpy as np
@@ -14,6 +15,7 @@ from pydantic import Field, model_validator
 from scipy import special, stats
 
 from scmspec.compiler.specmodel import SpecModel
+from scmspec.limits import current_limits
 from scmspec.registry import Registry
 
 Array = np.ndarray
@@ -39,6 +41,23 @@ class RootBase(SpecModel):
 ROOTS: Registry[type[RootBase]] = Registry("root distribution")
 
 
+def _check_interval(low: float, high: float) -> None:
+    """low < high, with a width a float holds (numpy refuses ``uniform(-1e308, 1e308)``)."""
+    if not low < high:
+        raise ValueError(f"low ({low}) must be below high ({high})")
+    if not math.isfinite(high - low):
+        raise ValueError(f"high - low ({high} - {low}) overflows a float; narrow the interval")
+
+
+def _check_count_rate(what: str, rate: float) -> None:
+    """A count's mean within the draw limit: numpy refuses Poisson rates past ~1e19, and
+    quantiles of huge rates come back NaN (``SCMSPEC_MAX_DRAW_COUNT``, docs/limits.md)."""
+    cap = current_limits().draw_count
+    if rate > cap:
+        raise ValueError(f"{what} ({rate:g}) is over the limit of {cap:g} for counts "
+                         "(SCMSPEC_MAX_DRAW_COUNT)")
+
+
 @ROOTS.register("uniform")
 class UniformRoot(RootBase):
     """Uniform on [low, high]."""
@@ -49,8 +68,7 @@ class UniformRoot(RootBase):
 
     @model_validator(mode="after")
     def _ordered(self) -> UniformRoot:
-        if not self.low < self.high:
-            raise ValueError(f"low ({self.low}) must be below high ({self.high})")
+        _check_interval(self.low, self.high)
         return self
 
     def draw(self, rng: np.random.Generator, n: int) -> Array:
@@ -151,8 +169,7 @@ class BetaRoot(RootBase):
 
     @model_validator(mode="after")
     def _ordered(self) -> BetaRoot:
-        if not self.low < self.high:
-            raise ValueError(f"low ({self.low}) must be below high ({self.high})")
+        _check_interval(self.low, self.high)
         return self
 
     def draw(self, rng: np.random.Generator, n: int) -> Array:
@@ -221,6 +238,11 @@ class PoissonRoot(RootBase):
     rate: Positive
     discrete: ClassVar[bool] = True
 
+    @model_validator(mode="after")
+    def _bounded(self) -> PoissonRoot:
+        _check_count_rate("rate", self.rate)
+        return self
+
     def draw(self, rng: np.random.Generator, n: int) -> Array:
         return rng.poisson(self.rate, n).astype(float)
 
@@ -244,6 +266,14 @@ class NegativeBinomialRoot(RootBase):
     mean: Positive
     dispersion: Positive
     discrete: ClassVar[bool] = True
+
+    @model_validator(mode="after")
+    def _bounded(self) -> NegativeBinomialRoot:
+        # numpy draws a Poisson of a gamma rate and refuses when that rate's mean + 10 sd
+        # can pass its maximum: mean * (1 + 10 / sqrt(dispersion)) bounds it.
+        _check_count_rate("mean * (1 + 10 / sqrt(dispersion))",
+                          self.mean * (1.0 + 10.0 / math.sqrt(self.dispersion)))
+        return self
 
     def _p(self) -> float:
         return self.dispersion / (self.dispersion + self.mean)
@@ -270,6 +300,11 @@ class ZeroInflatedPoissonRoot(RootBase):
     rate: Positive
     zero_prob: Annotated[float, Field(ge=0, lt=1)]
     discrete: ClassVar[bool] = True
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ZeroInflatedPoissonRoot:
+        _check_count_rate("rate", self.rate)
+        return self
 
     def draw(self, rng: np.random.Generator, n: int) -> Array:
         return self.ppf(rng.random(n))

@@ -1,0 +1,92 @@
+"""Mutants of the shipped cards succeed or fail with located diagnostics, quickly.
+
+The default run checks a fixed, small set of mutants (a few seconds). The long run is
+selected with the ``fuzz`` marker and prints a summary::
+
+    SCMSPEC_FUZZ_MUTANTS=10000 python -m pytest -m fuzz -s -p no:cacheprovider \\
+        tests/properties/test_card_fuzz.py
+
+``SCMSPEC_FUZZ_MUTANTS`` (default 10,000), ``SCMSPEC_FUZZ_SEED`` (default 0) and
+``SCMSPEC_FUZZ_SECONDS`` (per mutant, default 20) set its size, its mutants and its time
+bound; every crash or hang is printed with the mutant's text (``card_fuzz.py`` says how
+mutants are made and run).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from tests.properties import card_fuzz
+
+DEFAULT_MUTANTS = 150
+
+
+def _failures(report: card_fuzz.Report) -> str:
+    return "\n\n".join(f"{kind} in mutant {m.number} of {m.seed_card}:\n{why}\n"
+                       f"--- mutant text ---\n{m.text}" for kind, m, why in report.failures)
+
+
+def test_shipped_card_mutants_succeed_or_fail_located() -> None:
+    report = card_fuzz.run(list(card_fuzz.mutants(DEFAULT_MUTANTS, seed=22)), seconds=20.0)
+    assert not report.failures, _failures(report)
+    # The mutator must reach both outcomes, or it tests nothing.
+    assert report.outcomes["ok"] >= 10 and report.outcomes["card_error"] >= 50, report.summary()
+
+
+def test_a_hang_is_reported_with_the_mutant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watchdog: a mutant past its time bound is a hang, and the run goes on."""
+    batch = list(card_fuzz.mutants(3, seed=1))
+
+    def slow(text: str) -> tuple[str, str]:
+        if text == batch[1].text:
+            import time
+
+            time.sleep(30)
+        return "ok", ""
+
+    monkeypatch.setattr(card_fuzz, "evaluate", slow)
+    report = card_fuzz.run(batch, seconds=0.5)
+    assert report.outcomes == {"ok": 2, "hang": 1}
+    (kind, mutant, why), = report.failures
+    assert kind == "hang" and mutant.number == 1 and "TimeoutError" in why
+
+
+def test_a_hang_in_c_code_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant stuck where the worker's alarm is not delivered is killed from outside."""
+    batch = list(card_fuzz.mutants(3, seed=2))
+
+    def stuck(text: str) -> tuple[str, str]:
+        if text == batch[0].text:
+            import signal
+            import time
+
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # as C code would
+            time.sleep(60)
+        return "ok", ""
+
+    monkeypatch.setattr(card_fuzz, "evaluate", stuck)
+    report = card_fuzz.run(batch, seconds=0.5, grace=1.0)
+    assert report.outcomes == {"ok": 2, "hang": 1}
+    assert report.failures[0][1].number == 0 and "killed" in report.failures[0][2]
+
+
+def test_every_seed_card_is_valid() -> None:
+    """Mutants start from cards that compile: the seeds themselves pass the pipeline."""
+    assert len(card_fuzz.SEEDS) >= 40
+    assert not any(p.name.endswith(".grid.yaml") for p in card_fuzz.SEEDS)
+    report = card_fuzz.run([card_fuzz.Mutant(i, str(p), p.read_text(encoding="utf-8"))
+                            for i, p in enumerate(card_fuzz.SEEDS)], seconds=60.0)
+    assert report.outcomes["ok"] == len(card_fuzz.SEEDS), _failures(report)
+
+
+@pytest.mark.fuzz
+def test_fuzz_shipped_cards_long() -> None:
+    count = int(os.environ.get("SCMSPEC_FUZZ_MUTANTS", "10000"))
+    seed = int(os.environ.get("SCMSPEC_FUZZ_SEED", "0"))
+    seconds = float(os.environ.get("SCMSPEC_FUZZ_SECONDS", "20"))
+    report = card_fuzz.run(list(card_fuzz.mutants(count, seed)), seconds, log=sys.stdout)
+    print(f"\nfuzz summary (seed {seed}): {report.summary()}")
+    assert not report.failures, _failures(report)
