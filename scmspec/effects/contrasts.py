@@ -92,8 +92,9 @@ def handler_text(handler: HandlerBase) -> str:
         >>> handler_text(ShiftHandler(by=2.0))
         'shift(by=2.0)'
     """
-    fields = handler.model_dump(exclude={"kind"}, exclude_none=True)
-    return f"{handler.kind}(" + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")"
+    fields = handler.model_dump(exclude_none=True)
+    kind = fields.pop("kind")
+    return f"{kind}(" + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")"
 
 
 def realised(handler: HandlerBase, baseline: Array) -> dict[str, float]:
