@@ -19,7 +19,7 @@ from scmspec.build.cards import CardResult, ProtocolOverrides
 from scmspec.build.evaluate import Evaluated, card_summary, evaluate
 from scmspec.build.outputs import AtomicFolder, file_hashes, remove_stale
 from scmspec.compiler.pipeline import CompiledCard
-from scmspec.effects.write import EffectOptions, write_effects
+from scmspec.effects.write import EffectOptions, compute_effects, write_effects
 from scmspec.errors import (
     Span,
 )
@@ -48,8 +48,8 @@ def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: Protoco
         _write_dataset(tmp, done, res, loaded)
         if effects is not None:
             res.stage = "computing effect truth"
-            write_effects(tmp / "effects", done.scm, done.protocol.seed,
-                          done.replicates[0].obs, effects)
+            write_effects(tmp / "effects", compute_effects(
+                done.scm, done.protocol.seed, done.replicates[0].obs, effects))
     res.files = {f"{loaded.id}/{k}": v for k, v in file_hashes(out / loaded.id).items()}
 
 

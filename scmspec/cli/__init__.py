@@ -14,8 +14,10 @@ import typer
 from scmspec.cli import (
     baseline_cmd,
     compile_cmd,
+    effects_cmd,
     export_cmd,
     new_cmd,
+    optimize_cmd,
     render_cmd,
     report_cmd,
     schema_cmd,
@@ -36,6 +38,8 @@ app.command("score")(score_cmd.score_command)
 app.command("baseline")(baseline_cmd.baseline_command)
 app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
+app.command("effects")(effects_cmd.effects_command)
+app.command("optimize")(optimize_cmd.optimize_command)
 
 EXIT_INTERNAL = 70
 

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from scmspec.effects.counterfactual import DEFAULT_CF_ROWS, counterfactuals
 from scmspec.effects.truth import DEFAULT_ROWS, EffectTruth, effect_truth
+from scmspec.samplers import numpy_sampler
 from scmspec.samplers.numpy_sampler import Sample
 from scmspec.samplers.scm import SCM
 from scmspec.textio import write_csv, write_json
@@ -31,22 +34,38 @@ class EffectOptions:
         return {"rows": self.rows, "counterfactual_rows": self.counterfactual_rows}
 
 
-def write_effects(folder: Path, scm: SCM, seed: int, released: Sample,
-                  options: EffectOptions = EffectOptions()) -> EffectTruth:
-    """Compute and write ``folder/effects.csv``, ``counterfactual.csv`` and ``effects.json``.
+@dataclass(frozen=True)
+class EffectFiles:
+    """Everything ``effects/`` holds, computed but not yet written."""
 
-    ``released`` is replicate 0's obs split as the dataset holds it (drawn with ``seed``).
-    """
+    truth: EffectTruth
+    counterfactual: pd.DataFrame
+    doc: dict[str, Any]  # effects.json
+
+
+def compute_effects(scm: SCM, seed: int, released: Sample,
+                    options: EffectOptions = EffectOptions()) -> EffectFiles:
+    """Effect truth and the counterfactuals of ``released`` (replicate 0's obs split)."""
     truth = effect_truth(scm, options.rows, seed)
-    handlers = {t: scm.plan.step(t).handler for t in truth.settings["targets"]}
-    cf = counterfactuals(scm, released, scm.streams(seed, "obs", 0),
-                         {t: h for t, h in handlers.items() if h is not None}, truth.control,
+    handlers = {t: h for t in truth.settings["targets"]
+                if (h := scm.plan.step(t).handler) is not None}
+    cf = counterfactuals(scm, released, scm.streams(seed, "obs", 0), handlers, truth.control,
                          options.counterfactual_rows)
-    folder.mkdir(parents=True, exist_ok=True)
-    write_csv(folder / "effects.csv", truth.table)
-    write_csv(folder / "counterfactual.csv", cf)
     doc = {**truth.settings, "counterfactual": {
         "released": RELEASED, "rows": int(min(options.counterfactual_rows, released.n)),
-        "targets": [t for t, h in handlers.items() if h is not None]}}
-    write_json(folder / "effects.json", doc)
-    return truth
+        "targets": list(handlers)}}
+    return EffectFiles(truth, cf, doc)
+
+
+def write_effects(folder: Path, files: EffectFiles) -> None:
+    """Write ``folder/effects.csv``, ``counterfactual.csv`` and ``effects.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_csv(folder / "effects.csv", files.truth.table)
+    write_csv(folder / "counterfactual.csv", files.counterfactual)
+    write_json(folder / "effects.json", files.doc)
+
+
+def released_obs(scm: SCM, seed: int) -> Sample:
+    """Replicate 0's obs split exactly as ``scmspec compile`` writes it (same streams)."""
+    n_obs = scm.compiled.card.protocol.n_obs
+    return numpy_sampler.sample(scm.plan, n_obs, 0, scm.streams(seed, "obs", 0))
