@@ -18,8 +18,8 @@ found first. The best design, the runner-ups (the next best designs, each at lea
 grid step from those before it) and any compared designs are then re-estimated on an
 independent run (split ``optimize-check``), so their estimates are not biased by having
 been selected as the maximum (runner-ups differ from every design ranked above them by a
-level, or by at least a tenth of a knob's range); standard errors are sd / sqrt(n) (ratio estimators with
-the delta method for ``selected``) and differences to the best are paired.
+level, or by at least a tenth of a knob's range); standard errors are sd / sqrt(n) (ratio
+estimators with the delta method for ``selected``) and differences to the best are paired.
 """
 
 from __future__ import annotations
