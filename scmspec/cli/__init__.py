@@ -22,6 +22,7 @@ from scmspec.cli import (
     report_cmd,
     schema_cmd,
     score_cmd,
+    score_effects_cmd,
     synth_cmd,
     validate_cmd,
 )
@@ -40,6 +41,7 @@ app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
 app.command("effects")(effects_cmd.effects_command)
 app.command("optimize")(optimize_cmd.optimize_command)
+app.command("score-effects")(score_effects_cmd.score_effects_command)
 
 EXIT_INTERNAL = 70
 
