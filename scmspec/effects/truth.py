@@ -136,7 +136,7 @@ def _target(run: _Run, target: str) -> tuple[list[dict[str, Any]], dict[str, Any
            "card_contrast": card.treated if card else None,
            "realised": realised(handler, base) if handler else {},
            "baseline": baseline_summary(base), "unit": unit_doc,
-           "strata": sorted({s.split("=")[0] for s in layers}),
+           "strata": list(strata(scm, target)),
            "descendants": [v for v in scm.plan.columns if v in descendants]}
     return records, doc
 
