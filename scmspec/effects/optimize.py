@@ -89,8 +89,9 @@ class _Objective:
 
     def columns(self, design: Mapping[str, float]) -> tuple[Array, Array]:
         """The outcome on every row under the design, and which rows pass selection."""
+        read = (self.goal.outcome, *self.scm.plan.selection_inputs)
         cols = rerun(self.scm.plan, self.rows, self.streams, self.control,
-                     handlers({**self.goal.fixed, **design}), baseline=self.control)
+                     handlers({**self.goal.fixed, **design}), self.control, only=read)
         y = np.asarray(cols[self.goal.outcome], dtype=float)
         if self.population == "selected":
             return y, selected(self.scm.plan, cols, self.rows).astype(float)

@@ -64,3 +64,15 @@ def test_rerun_reads_block_uniforms_for_a_copula_target() -> None:
     fast = rerun(plan, N, streams, control, forced, baseline=control)
     assert _same(full, fast) == []
     assert not np.array_equal(fast["hull_damage"], control["hull_damage"])
+
+
+def test_only_recomputes_what_the_named_variables_need() -> None:
+    scm = _scm(str(CARDS / "causalgame" / "drone_deployment_zone_trap.yaml"))
+    plan, streams = scm.plan, Streams(0, scm.id, "arms-test", 0)
+    control = run_pass(plan, N, streams)
+    forced: dict[str, HandlerBase] = {"shield_def": DoHandler(value=25.0)}
+    full = rerun(plan, N, streams, control, forced)
+    part = rerun(plan, N, streams, control, forced, only=["survived"])
+    assert "lost_frames" not in part  # affected but not needed: left out, never stale
+    assert part["survived"].tobytes() == full["survived"].tobytes()
+    assert part["comm_failure"].tobytes() == full["comm_failure"].tobytes()
