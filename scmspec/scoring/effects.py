@@ -103,8 +103,10 @@ def score_rows(pred: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
     found, counts, vary = [], pd.Series(0, index=keys.index), {}
     for pattern, group in keys.groupby([free[c] for c in OPTIONAL], sort=False):
         on = [*ALWAYS, *(c for c, used in zip(OPTIONAL, pattern) if used)]
-        cand = truth if "measure" in on or "event" in on else truth[truth["headline"]]
-        merged = group[on].reset_index().merge(cand, on=on, how="inner")
+        merged = group[on].reset_index().merge(truth, on=on, how="inner")
+        if "measure" not in on and "event" not in on:  # the headline measure, if there is one
+            headline = merged.groupby("index")["headline"].transform("any")
+            merged = merged[merged["headline"] | ~headline]
         counts[group.index] = merged.groupby("index").size().reindex(group.index, fill_value=0)
         found.append(merged.drop_duplicates("index", keep=False))
         several = merged[merged.duplicated("index", keep=False)].groupby("index")
