@@ -90,7 +90,7 @@ def effect_truth(scm: SCM, rows: int = DEFAULT_ROWS, seed: int | None = None) ->
         ... ''')
         >>> t = effect_truth(scm, rows=2000).table
         >>> row = t[(t.contrast == "card") & (t.outcome == "y")].iloc[0]
-        >>> round(row.exact, 6), abs(row.estimate - row.exact) < 4 * row.se
+        >>> round(float(row.exact), 6), bool(abs(row.estimate - row.exact) < 4 * row.se)
         (2.0, True)
     """
     streams = scm.streams(seed, EFFECT_SPLIT, 0)
