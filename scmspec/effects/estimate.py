@@ -36,11 +36,14 @@ class Measure:
     code: float = 0.0
 
     def values(self, column: Array) -> Array:
+        out: Array
         if self.op == "eq":
-            return (column == self.code).astype(float)
-        if self.op == "ge":
-            return (column >= self.code).astype(float)
-        return np.asarray(column, dtype=float)
+            out = (column == self.code).astype(float)
+        elif self.op == "ge":
+            out = (column >= self.code).astype(float)
+        else:
+            out = np.asarray(column, dtype=float)
+        return out
 
 
 def outcome_measures(scm: SCM, outcome: str, control: Array) -> list[Measure]:

@@ -132,27 +132,25 @@ def test_standard_errors_are_calibrated() -> None:
     assert 0.75 < float(np.sqrt(np.mean(z**2))) < 1.25, float(np.sqrt(np.mean(z**2)))
 
 
+TWO_NODES = """
+id: nl
+title: nl
+family: semantic
+domain: d
+variables:
+  x: {{meaning: a, distribution: {{kind: normal}}}}
+  y: {{meaning: b, equation: {equation}, noise: {noise}}}
+edges: [{{from: x, to: y, reason: r}}]
+"""
+
+
 def test_the_detection_refuses_what_is_not_linear_gaussian() -> None:
     model = random_linear_gaussian(5, 1)
     assert linear_gaussian(scmspec.compile(model.card())) is not None
-    nonlinear = scmspec.compile_text("""
-id: nl
-title: nl
-family: semantic
-domain: d
-variables:
-  x: {meaning: a, distribution: {kind: normal}}
-  y: {meaning: b, equation: x * x, noise: {kind: normal, sd: 1}}
-edges: [{from: x, to: y, reason: r}]
-""")
-    heavy = scmspec.compile_text("""
-id: nl
-title: nl
-family: semantic
-domain: d
-variables:
-  x: {meaning: a, distribution: {kind: normal}}
-  y: {meaning: b, equation: 2 * x, noise: {kind: laplace, scale: 1}}
-edges: [{from: x, to: y, reason: r}]
-""")
-    assert linear_gaussian(nonlinear) is None and linear_gaussian(heavy) is None
+    linear = "{kind: normal, sd: 1}"
+    assert linear_gaussian(scmspec.compile_text(TWO_NODES.format(
+        equation="2 * x + 1", noise=linear))) is not None
+    for equation, noise in [("x * x", linear), ("2 * x", "{kind: laplace, scale: 1}"),
+                            ("2 * x + normal(0, 1)", "{kind: none}")]:
+        scm = scmspec.compile_text(TWO_NODES.format(equation=f"'{equation}'", noise=noise))
+        assert linear_gaussian(scm) is None, equation
