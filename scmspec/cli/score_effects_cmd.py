@@ -31,9 +31,9 @@ def score_effects_command(
         raise typer.BadParameter("give PRED --truth DATA_DIR/ID, or --pool DATA_DIR --preds DIR")
     try:
         if pool is not None and preds is not None:
-            scms, groups = score_effects_pool(pool, preds, by or [])
+            scored, scms, groups = score_effects_pool(pool, preds, by or [])
             if rows:
-                scms.to_csv(rows, index=False, lineterminator="\n")
+                scored.to_csv(rows, index=False, lineterminator="\n")
             doc = {"by": by or [], "groups": json_records(groups), "scms": json_records(scms)}
             echo(json.dumps(doc, indent=2) if as_json else effects_pool_report(groups, by or []))
         else:

@@ -159,9 +159,11 @@ def _grid(objective: _Objective, space: Sequence[Knob], budget: int) -> dict[str
     """Evaluate the grid; return each numeric knob's grid spacing (the first search step)."""
     combos = int(np.prod([len(k.codes) for k in space if k.kind == "levels"]))
     numeric = [k for k in space if k.kind != "levels"]
-    if combos > budget:
-        raise DesignError(f"the knobs' levels alone make {combos} designs, over the budget "
-                          f"of {budget}: raise --budget or use fewer knobs")
+    smallest = combos * 2 ** len(numeric)  # every level, both ends of every range
+    if smallest > budget:
+        raise DesignError(f"the smallest grid of these knobs has {smallest} designs (every "
+                          "level, both ends of every range), over the budget of "
+                          f"{budget}: raise --budget or use fewer knobs")
     points = int((max(budget // 2, combos) / combos) ** (1 / max(len(numeric), 1)))
     grids = [k.grid(points) for k in space]
     for values in itertools.product(*grids):

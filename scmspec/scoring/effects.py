@@ -174,21 +174,21 @@ def score_effects_file(pred: Path, truth_dir: Path) -> tuple[dict[str, Any], pd.
 
 
 def score_effects_pool(data_dir: Path, preds: Path, by: Sequence[str] = ()
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-SCM summaries, per-slice means) for ``preds/<id>.csv`` over a compiled pool."""
+                       ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(per-prediction rows, per-SCM summaries, per-slice means) for ``preds/<id>.csv``."""
     if not Path(preds).is_dir():
         raise InteropError(f"no prediction folder {preds}")
-    scms, factors = [], {}
+    scms, factors, scored = [], {}, []
     for folder in scm_folders(Path(data_dir)):
-        meta = load_truth(folder).metadata
-        factors[folder.name] = meta
+        factors[folder.name] = load_truth(folder).metadata
         path = Path(preds) / f"{folder.name}.csv"
         rec: dict[str, Any] = {"id": folder.name, "scored": False, "missing": 0, "invalid": 0}
         if not path.is_file():
             rec["missing"] = 1
         else:
             try:
-                summary, _ = score_effects_file(path, folder)
+                summary, rows = score_effects_file(path, folder)
+                scored.append(rows.assign(id=folder.name))
                 rec.update({**summary, "scored": summary["ok"] > 0,
                             "invalid": summary["invalid"] + summary["unmatched"]
                             + summary["ambiguous"]})
@@ -199,4 +199,5 @@ def score_effects_pool(data_dir: Path, preds: Path, by: Sequence[str] = ()
     for m in EFFECT_METRICS:
         if m not in table:
             table[m] = np.nan
-    return table, aggregate(table, factors, list(by), EFFECT_METRICS)
+    rows = pd.concat(scored, ignore_index=True) if scored else pd.DataFrame(columns=["id"])
+    return rows, table, aggregate(table, factors, list(by), EFFECT_METRICS)

@@ -67,3 +67,9 @@ def test_the_text_report_names_roles_and_standard_errors() -> None:
     assert code == 0
     assert "best" in out and "runner-up" in out and "compared" in out and "+-" in out
     assert "before selection" in out and "20 designs searched" in out
+
+
+def test_a_budget_below_the_smallest_grid_is_refused() -> None:
+    code, out = run(ZONE, "--outcome", "survived", "--knobs", "shield_def,enhancement_module",
+                    "--rows", "500", "--budget", "9")
+    assert code == 2 and "smallest grid" in " ".join(out.replace("│", " ").split())
