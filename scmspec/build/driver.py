@@ -36,6 +36,7 @@ from scmspec.build.outputs import (
 )
 from scmspec.build.write import build_one, manifest
 from scmspec.compiler.pipeline import CompiledCard
+from scmspec.effects.write import EffectOptions
 from scmspec.errors import Diagnostic, Span
 from scmspec.validators import GateResult
 
@@ -58,6 +59,7 @@ class Task:
     gates: bool
     pooled: tuple[GateResult, ...]
     env: tuple[tuple[str, str], ...] = ()
+    effects: EffectOptions | None = None
 
 
 @dataclass
@@ -80,7 +82,7 @@ def run_task(task: Task, compiled: CompiledCard | None = None) -> CardResult:
     with _environment(task.env):
         try:
             build_one(task.loaded, res, task.out, task.overrides, task.gates, compiled,
-                      task.pooled)
+                      task.pooled, task.effects)
         except ForeignFolderError as exc:
             res.status, res.gates, res.files = "failed", [], {}
             res.diagnostics = [Diagnostic(
@@ -169,13 +171,14 @@ def check_prunable(out: Path) -> None:
 def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOverrides, *,
                   gates: bool = True, select: str | None = None, workers: int = 1,
                   executor: str = "local", scheduler: str | None = None, force: bool = False,
-                  prune: bool = False,
+                  prune: bool = False, effects: EffectOptions | None = None,
                   on_done: Callable[[CardResult], None] | None = None,
                   on_total: Callable[[int], None] | None = None) -> BuildReport:
     """Compile every card under ``paths`` into ``out``, reusing unchanged outputs.
 
     Outputs are byte-identical whatever ``workers``/``executor`` is and whether cards were
-    reused. Raises :class:`OutputError` when ``out`` cannot be written.
+    reused. Raises :class:`OutputError` when ``out`` cannot be written. With ``effects``
+    every dataset also gets its effect truth (``effects/``, docs/effects.md).
     """
     paths = list(paths)
     check_writable(out)
@@ -187,7 +190,7 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
     pooled = pool_gates(compiled) if gates else {}
     clean_temporaries(out)
     report = BuildReport(results)
-    tasks, keys = _plan(report, loaded, out, overrides, gates, pooled, force)
+    tasks, keys = _plan(report, loaded, out, overrides, gates, pooled, force, effects)
     if on_total:
         on_total(len(tasks))
 
@@ -201,13 +204,13 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
             on_done(res)
 
     _execute(tasks, workers, executor, scheduler, compiled, finished)
-    _finish(report, out, overrides, prune)
+    _finish(report, out, overrides, prune, effects)
     return report
 
 
 def _plan(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
           overrides: ProtocolOverrides, gates: bool, pooled: dict[str, list[GateResult]],
-          force: bool) -> tuple[list[Task], dict[int, str]]:
+          force: bool, effects: EffectOptions | None) -> tuple[list[Task], dict[int, str]]:
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("SCMSPEC_MAX_")))
     tasks: list[Task] = []
     keys: dict[int, str] = {}
@@ -217,13 +220,13 @@ def _plan(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
                 remove_stale(out, res.id)
             continue
         card, gate_results = loaded[res.path], tuple(pooled.get(res.path, []))
-        keys[i] = incremental.build_key(card, res, overrides, gates, gate_results)
+        keys[i] = incremental.build_key(card, res, overrides, gates, gate_results, effects)
         again = None if force else incremental.reuse(out, res, keys[i])
         if again is not None:
             report.results[i] = again
             report.reused.add(res.path)
             continue
-        tasks.append(Task(i, card, res, out, overrides, gates, gate_results, env))
+        tasks.append(Task(i, card, res, out, overrides, gates, gate_results, env, effects))
     return tasks, keys
 
 
@@ -270,10 +273,11 @@ def _result(get: Callable[[], CardResult], task: Task) -> CardResult:
         return task.res
 
 
-def _finish(report: BuildReport, out: Path, overrides: ProtocolOverrides, prune: bool) -> None:
+def _finish(report: BuildReport, out: Path, overrides: ProtocolOverrides, prune: bool,
+            effects: EffectOptions | None) -> None:
     ids = [r.id for r in report.results if r.id]
     report.stale = incremental.stale_outputs(out, ids)
-    doc = manifest(report.results, overrides)
+    doc = manifest(report.results, overrides, effects)
     if prune:
         incremental.prune(out, report.stale)
         report.pruned = True

@@ -26,6 +26,7 @@ from typing import Any
 from scmspec.api import LoadedCard
 from scmspec.build.cards import CardResult, ProtocolOverrides
 from scmspec.build.outputs import legacy_ids, owned
+from scmspec.effects.write import EffectOptions
 from scmspec.errors import Span
 from scmspec.limits import current_limits
 from scmspec.textio import sha256, write_json
@@ -47,7 +48,8 @@ class ReusedResult(CardResult):
 
 
 def build_key(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
-              run_gate_checks: bool, pooled: Sequence[GateResult]) -> str:
+              run_gate_checks: bool, pooled: Sequence[GateResult],
+              effects: EffectOptions | None = None) -> str:
     """sha256 over the card, the effective options and the scmspec version."""
     doc = {
         "version": __version__, "card": res.record or res.path, "card_sha256": res.card_sha256,
@@ -57,6 +59,8 @@ def build_key(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
         "pooled": [res.relocated(g.to_json(loaded.id)) for g in pooled],
         "limits": asdict(current_limits()),
     }
+    if effects is not None:  # absent without --effects, so earlier keys stay valid
+        doc["effects"] = effects.to_json()
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -19,6 +19,7 @@ from scmspec.build.cards import CardResult, ProtocolOverrides
 from scmspec.build.evaluate import Evaluated, card_summary, evaluate
 from scmspec.build.outputs import AtomicFolder, file_hashes, remove_stale
 from scmspec.compiler.pipeline import CompiledCard
+from scmspec.effects.write import EffectOptions, compute_effects, write_effects
 from scmspec.errors import (
     Span,
 )
@@ -33,8 +34,11 @@ from scmspec.version import __version__
 
 def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: ProtocolOverrides,
               run_gate_checks: bool, compiled: CompiledCard | None = None,
-              pooled: Sequence[GateResult] = ()) -> None:
-    """Evaluate one card and write its dataset atomically (or remove a stale one)."""
+              pooled: Sequence[GateResult] = (), effects: EffectOptions | None = None) -> None:
+    """Evaluate one card and write its dataset atomically (or remove a stale one).
+
+    With ``effects``, the folder also gets ``effects/`` (docs/effects.md).
+    """
     done = evaluate(loaded, res, overrides, run_gate_checks, compiled, pooled)
     if done is None:
         remove_stale(out, loaded.id)
@@ -42,6 +46,10 @@ def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: Protoco
     res.stage = "writing"
     with AtomicFolder(out / loaded.id) as tmp:
         _write_dataset(tmp, done, res, loaded)
+        if effects is not None:
+            res.stage = "computing effect truth"
+            write_effects(tmp / "effects", compute_effects(
+                done.scm, done.protocol.seed, done.replicates[0].obs, effects))
     res.files = {f"{loaded.id}/{k}": v for k, v in file_hashes(out / loaded.id).items()}
 
 
@@ -98,13 +106,17 @@ def handler_kinds(scm: SCM) -> dict[str, str]:
     return out
 
 
-def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides) -> dict[str, Any]:
+def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides,
+             effects: EffectOptions | None = None) -> dict[str, Any]:
     entries = sorted((r.to_json() for r in results), key=lambda e: (e["id"] or "", e["card"]))
     counts = {s: sum(1 for r in results if r.status == s)
               for s in ("released", "rejected", "failed")}
-    return {"format": "scmspec.manifest/1", "scmspec_version": __version__,
-            "overrides": {k: v for k, v in overrides.__dict__.items() if v is not None},
-            "counts": counts, "scms": entries}
+    doc = {"format": "scmspec.manifest/1", "scmspec_version": __version__,
+           "overrides": {k: v for k, v in overrides.__dict__.items() if v is not None},
+           "counts": counts, "scms": entries}
+    if effects is not None:  # only then: a build without --effects writes what it always did
+        doc["effects"] = effects.to_json()
+    return doc
 
 
 def failure_span(res: CardResult) -> Span | None:

@@ -14,12 +14,15 @@ import typer
 from scmspec.cli import (
     baseline_cmd,
     compile_cmd,
+    effects_cmd,
     export_cmd,
     new_cmd,
+    optimize_cmd,
     render_cmd,
     report_cmd,
     schema_cmd,
     score_cmd,
+    score_effects_cmd,
     synth_cmd,
     validate_cmd,
 )
@@ -36,6 +39,9 @@ app.command("score")(score_cmd.score_command)
 app.command("baseline")(baseline_cmd.baseline_command)
 app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
+app.command("effects")(effects_cmd.effects_command)
+app.command("optimize")(optimize_cmd.optimize_command)
+app.command("score-effects")(score_effects_cmd.score_effects_command)
 
 EXIT_INTERNAL = 70
 

@@ -11,6 +11,7 @@ from scmspec.build.cards import CardResult
 from scmspec.build.driver import EXECUTORS, BuildReport, OutputError, compile_cards
 from scmspec.build.progress import card_progress, wanted
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
+from scmspec.effects.write import EffectOptions
 
 
 def compile_command(
@@ -35,6 +36,10 @@ def compile_command(
         help="progress bar (default: only on a terminal)")] = None,
     debug: Annotated[bool, typer.Option(
         help="print the traceback of an internal error (SCM901)")] = False,
+    effects: Annotated[bool, typer.Option(
+        help="also write effect and counterfactual truth (effects/; docs/effects.md)")] = False,
+    effect_rows: Annotated[int, typer.Option(
+        min=100, max=1_000_000, help="rows of the effect run (with --effects)")] = 20_000,
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
     missing = [p for p in paths if not p.exists()]
@@ -48,7 +53,8 @@ def compile_command(
             report = compile_cards(paths, out, overrides, gates=gates, select=select,
                                    workers=workers, executor=executor, scheduler=scheduler,
                                    force=force, prune=prune, on_done=bar.done,
-                                   on_total=bar.total)
+                                   on_total=bar.total,
+                                   effects=EffectOptions(effect_rows) if effects else None)
     except OutputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -42,10 +42,26 @@ class Sample:
     handlers: dict[str, str]  # target -> handler kind actually applied
     acceptance: float  # fraction of drawn rows passing selection (1.0 without)
     drawn: int  # rows drawn before selection
+    # Where each row was drawn, for recomputing it from its own exogenous draws: row i is
+    # position origin[i, 1] of chunk origin[i, 0], a pass of chunk_rows[c] rows. None
+    # without selection: row i is position i of the one pass (chunk 0).
+    origin: Array | None = None
+    chunk_rows: tuple[int, ...] = ()
 
     @property
     def n(self) -> int:
         return int(self.assigned.shape[0])
+
+    def passes(self) -> tuple[Array, tuple[int, ...]]:
+        """(chunk, position) of every row, and the number of rows of each chunk's pass.
+
+        A row's exogenous draws are those at its position in its chunk's pass, whose
+        streams are ``streams.child(chunk=c)`` (chunk 0 is the split's own streams).
+        """
+        if self.origin is not None:
+            return self.origin, self.chunk_rows
+        rows = np.arange(self.n)
+        return np.column_stack([np.zeros_like(rows), rows]), (self.n,)
 
 
 def run_pass(plan: Plan, n: int, streams: Streams, assigned: Mapping[str, Array] | None = None,
@@ -264,7 +280,8 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
                      forced: Mapping[str, HandlerBase] | None,
                      pilot: Callable[[], dict[str, Array]], kinds: dict[str, str]) -> Sample:
     assert plan.selection is not None
-    parts: list[tuple[dict[str, Array], Array, Array]] = []
+    parts: list[tuple[dict[str, Array], Array, Array, Array]] = []
+    sizes: list[int] = []
     need_obs, need_int, drawn, accepted, rate, chunk = n_obs, n_int, 0, 0, 1.0, 0
     while need_obs > 0 or need_int > 0:
         if chunk >= MAX_CHUNKS:
@@ -274,8 +291,7 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
         size_int = int(np.ceil(need_int * grow))
         cols, matrix = _draw_chunk(plan, size_obs, size_int, streams.child(chunk=chunk),
                                    pool, per_row, forced, pilot)
-        keep = plan.selection(*[cols[v] for v in plan.selection_inputs]) != 0
-        keep = np.broadcast_to(keep, (size_obs + size_int,))
+        keep = selected(plan, cols, size_obs + size_int)
         drawn += size_obs + size_int
         accepted += int(keep.sum())
         rate = accepted / drawn
@@ -286,7 +302,9 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
         take_int = np.flatnonzero(keep & is_int)[:need_int]
         rows = np.concatenate([take_obs, take_int])
         parts.append(({k: v[rows] for k, v in cols.items()}, matrix[rows],
-                      np.r_[np.zeros(take_obs.size, bool), np.ones(take_int.size, bool)]))
+                      np.r_[np.zeros(take_obs.size, bool), np.ones(take_int.size, bool)],
+                      np.column_stack([np.full(rows.size, chunk), rows])))
+        sizes.append(size_obs + size_int)
         need_obs -= take_obs.size
         need_int -= take_int.size
         chunk += 1
@@ -295,7 +313,16 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
     columns = {k: np.concatenate([src[0][k][idx] for src, idx in zip(sources, obs_first)])
                for k in parts[0][0]}
     matrix = np.concatenate([src[1][idx] for src, idx in zip(sources, obs_first)])
-    return Sample(columns, pool, matrix, kinds, rate, drawn)
+    origin = np.concatenate([src[3][idx] for src, idx in zip(sources, obs_first)])
+    return Sample(columns, pool, matrix, kinds, rate, drawn, origin, tuple(sizes))
+
+
+def selected(plan: Plan, cols: Mapping[str, Array], n: int) -> Array:
+    """Which of the n rows of a pass meet the card's selection condition (all without one)."""
+    if plan.selection is None:
+        return np.ones(n, dtype=bool)
+    keep = plan.selection(*[cols[v] for v in plan.selection_inputs]) != 0
+    return np.broadcast_to(keep, (n,))
 
 
 def _selection_error(plan: Plan, accepted: int, drawn: int) -> SamplingError:

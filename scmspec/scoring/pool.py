@@ -57,11 +57,13 @@ class PoolScore:
                 "scms": len(self.scms), "scms_scored": int(self.scms["scored"].sum())}
 
     def to_json(self) -> dict[str, Any]:
-        def records(df: pd.DataFrame) -> list[dict[str, Any]]:
-            return [{k: _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
+        return {"by": self.by, "counts": self.counts(), "groups": json_records(self.groups),
+                "scms": json_records(self.scms), "rows": json_records(self.rows)}
 
-        return {"by": self.by, "counts": self.counts(), "groups": records(self.groups),
-                "scms": records(self.scms), "rows": records(self.rows)}
+
+def json_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """A table's rows as JSON-ready dicts (numpy scalars to Python, NaN to None)."""
+    return [{k: _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
 
 
 def _plain(v: Any) -> Any:
@@ -204,14 +206,17 @@ def factor_values(meta: dict[str, Any], key: str) -> list[Any]:
 
 
 def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
-              by: list[str]) -> pd.DataFrame:
-    """Mean and standard deviation of each metric over SCMs, per slice (all SCMs if no ``by``)."""
+              by: list[str], metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Mean and standard deviation of each metric over SCMs, per slice (all SCMs if no ``by``).
+
+    ``scms`` has one row per SCM: ``id``, ``scored``, ``missing``, ``invalid`` and the metrics.
+    """
     for key in by:
         if not any(factor_values(m, key) for m in factors.values()):
             known = sorted({k for m in factors.values() for k in m})
             raise InteropError(f"no SCM has metadata key {key!r}", f"use one of {', '.join(known)}")
     if scms.empty:
-        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *METRICS])
+        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *metrics])
     exploded = []
     for rec in scms.to_dict("records"):
         combos: list[tuple[Any, ...]] = [()]
@@ -229,7 +234,7 @@ def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
         scored = group[group["scored"]]
         rec.update(scms=len(group), scored=len(scored), missing=int(group["missing"].sum()),
                    invalid=int(group["invalid"].sum()))
-        for m in METRICS:
+        for m in metrics:
             values = pd.to_numeric(scored[m], errors="coerce").dropna()
             rec[m] = float(values.mean()) if len(values) else np.nan
             rec[f"{m}_sd"] = float(values.std(ddof=0)) if len(values) else np.nan

@@ -73,3 +73,28 @@ def pool_report(score: PoolScore) -> str:
     if len(bad) > MAX_LISTED:
         lines.append(f"  ... and {len(bad) - MAX_LISTED} more (see --json or --rows)")
     return "\n".join(lines)
+
+
+EFFECT_SHOWN = ("mean_abs_error", "median_rel_error", "coverage", "sign_accuracy")
+
+
+def effects_report(summary: dict[str, Any]) -> str:
+    """One prediction file of effects: the four numbers, then the counts behind them."""
+    rows = [[m, summary[m]] for m in (*EFFECT_SHOWN[:2], "mean_rel_error", *EFFECT_SHOWN[2:])]
+    note = (f"{summary['ok']} of {summary['predictions']} predictions scored "
+            f"({summary['unmatched']} unmatched, {summary['ambiguous']} ambiguous, "
+            f"{summary['invalid']} invalid); {summary['intervals']} with intervals; "
+            f"{summary['signs']} with a clear true sign")
+    return table(["metric", "value"], rows) + "\n" + note
+
+
+def effects_pool_report(groups: Any, by: Sequence[str]) -> str:
+    """Slice table of per-SCM effect scores (SCMs averaged per slice)."""
+    header = [*(by or ["slice"]), "scms", "scored", "missing", "invalid", *EFFECT_SHOWN]
+    rows = []
+    for rec in groups.to_dict("records"):
+        key = [rec[b] for b in by] if by else ["all"]
+        rows.append([*key, *(rec[c] for c in ("scms", "scored", "missing", "invalid")),
+                     *(rec[m] for m in EFFECT_SHOWN)])
+    return (table(header, rows) + "\nper SCM: errors averaged over its scored predictions; "
+            "invalid counts unreadable files and unmatched, ambiguous or non-finite rows")

@@ -49,13 +49,14 @@ class LinearGaussian:
         a = self.transfer(b)
         return a @ m, a @ np.diag(d) @ a.T
 
-    def card(self, **extra: Any) -> Card:
+    def card(self, handlers: dict[str, dict[str, Any]] | None = None, **extra: Any) -> Card:
+        """The card; every variable is intervenable, by do(1.5) unless ``handlers`` says."""
         variables: dict[str, Any] = {}
         edges = []
         for j, name in enumerate(self.names):
             parents = [i for i in range(j) if self.weights[i, j] != 0.0]
-            iv = {"intervention": {"meaning": f"set {name}",
-                                   "handler": {"kind": "do", "value": 1.5}}}
+            handler = (handlers or {}).get(name, {"kind": "do", "value": 1.5})
+            iv = {"intervention": {"meaning": f"set {name}", "handler": handler}}
             if not parents:
                 variables[name] = {"meaning": name, "distribution": {
                     "kind": "normal", "mean": float(self.means[j]), "sd": float(self.sds[j])},

@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scmspec.samplers",),
     ("scmspec.interop",),
     ("scmspec.validators",),
+    ("scmspec.effects",),
     ("scmspec.synthetic",),
     ("scmspec.api",),
     ("scmspec.build",),
