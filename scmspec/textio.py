@@ -61,6 +61,8 @@ def write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
     if any(c is None for c in columns):
         _write_with_pandas(path, frame, index)
         return
+    if len(columns) == 1:  # a lone empty field is quoted, so the row is not a blank line
+        columns[0] = [c or '""' for c in columns[0]]
     header = ([_quote(str(frame.index.name or ""))] if index else [])
     header += [_quote(str(c)) for c in frame.columns]
     rows = map(",".join, zip(*columns)) if columns else iter(())
