@@ -26,6 +26,8 @@ Family = Literal["synthetic", "semantic", "formula"]
 VariableKind = Literal["continuous", "binary", "count", "ordinal", "categorical"]
 Role = Literal["root", "input", "setting", "process", "formula", "measurement", "readout",
                "flag", "outcome"]
+ReleaseState = Literal["draft", "reviewed", "released", "retired"]
+RELEASE_STATES: tuple[str, ...] = ("draft", "reviewed", "released", "retired")
 
 
 class ConstantSpec(SpecModel):
@@ -204,6 +206,10 @@ class Card(SpecModel):
     family: Family
     domain: str
     version: str = "1.0"
+    release: ReleaseState | None = Field(
+        None, description="editorial state for benchmark releases (docs/benchmarking.md): "
+        "draft (being written; the default when unset), reviewed (checked, may be released), "
+        "released (in a published release), retired (withdrawn; never released again)")
     description: str = ""
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
@@ -222,6 +228,15 @@ class Card(SpecModel):
         "or a list scoped to variables or pairs)")
     synthetic: SyntheticSpec | None = Field(None, description="generated cards: the factors "
                                             "and seed they are drawn from (docs/synthetic.md)")
+
+    @property
+    def release_state(self) -> str:
+        """The release state, ``draft`` when the card does not state one.
+
+        Unset stays ``None`` in the model (and out of spec.json) so that cards written before
+        the field existed compile to byte-identical outputs.
+        """
+        return self.release or "draft"
 
     def justification_for(self, gate: str, variables: Sequence[str]) -> tuple[str, int | None]:
         """The reason that covers a finding of ``gate`` on ``variables`` ('' when none).

@@ -32,7 +32,8 @@ th[aria-sort="descending"]::after { content: " \\2193"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: 0 0.45rem; border-radius: 0.6rem; font-size: 0.8rem; }
 .released, .pass { background: #d9ead3; } .rejected, .fail { background: #f4cccc; }
-.failed { background: #eeeeee; } .warn { background: #fff2cc; } .skip { background: #eeeeee; }
+.failed, .draft { background: #eeeeee; } .reviewed { background: #cfe2f3; }
+.retired { background: #f4cccc; } .warn { background: #fff2cc; } .skip { background: #eeeeee; }
 .tag { display: inline-block; background: #eef2f7; border-radius: 0.3rem; padding: 0 0.3rem;
        margin: 0 0.2rem 0.1rem 0; font-size: 0.8rem; }
 figure { margin: 0.5rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid

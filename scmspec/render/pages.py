@@ -24,6 +24,7 @@ class IndexRow:
     entry: dict[str, Any]
     page: str | None
     note: str = ""
+    release: str = ""  # the card's release state (draft, reviewed, released, retired)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,9 @@ def _index_row(row: IndexRow) -> str:
              f"<td>{_e(e.get('family', ''))}</td>", f"<td>{_e(e.get('domain', ''))}</td>",
              f'<td class="num">{_e(e.get("d", ""))}</td>',
              f'<td class="num">{_e(e.get("edges", ""))}</td>',
-             f'<td data-sort="{_e(status)}">{_badge(status)}</td>', f"<td>{_gate_summary(e)}</td>",
+             f'<td data-sort="{_e(status)}">{_badge(status)}</td>',
+             f'<td data-sort="{_e(row.release)}">{_badge(row.release) if row.release else ""}</td>',
+             f"<td>{_gate_summary(e)}</td>",
              f"<td>{_tags(e.get('tags') or [])}</td>"]
     return (f'<tr data-id="{name}" data-family="{_e(e.get("family", ""))}" '
             f'data-status="{_e(status)}">' + "".join(cells) + "</tr>")
@@ -112,7 +115,8 @@ def index_page(rows: Sequence[IndexRow], manifest: dict[str, Any]) -> str:
                 + _select("filter-status", "status", (str(r.entry.get("status")) for r in rows))
                 + f'<span class="muted">showing <span id="shown-count">{len(rows)}</span> of '
                 f"{len(rows)}</span></div>")
-    headers = ("SCM", "title", "family", "domain", "d", "edges", "status", "gates", "tags")
+    headers = ("SCM", "title", "family", "domain", "d", "edges", "status", "release", "gates",
+               "tags")
     body = (f"<h1>SCM catalogue</h1>\n<p class=\"muted\">{len(rows)} cards ({_e(summary)}); "
             f"scmspec {_e(manifest.get('scmspec_version', ''))}. Click a header to sort.</p>\n"
             + controls + "\n" + _table(headers, (_index_row(r) for r in rows), "scm-table"))
@@ -165,6 +169,7 @@ def _header(page: ScmPage) -> str:
     return (f'<p><a href="../index.html">&larr; catalogue</a></p>\n<h1>{_e(card.title)}</h1>\n'
             f'<p><code>{_e(card.id)}</code> &middot; {_e(card.family)} &middot; '
             f"{_e(card.domain)} &middot; version {_e(card.version)} &middot; {_badge(status)} "
+            f"&middot; release state {_badge(card.release_state)} "
             f"{_tags(card.tags)}</p>\n"
             + (f"<p>{_e(card.description)}</p>\n" if card.description else "")
             + (f"<details><summary>references</summary><ul>{refs}</ul></details>\n"
