@@ -16,6 +16,7 @@ from scmspec.cli import (
     compile_cmd,
     export_cmd,
     new_cmd,
+    release_cmd,
     render_cmd,
     report_cmd,
     schema_cmd,
@@ -36,6 +37,7 @@ app.command("score")(score_cmd.score_command)
 app.command("baseline")(baseline_cmd.baseline_command)
 app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
+app.command("release")(release_cmd.release_command)
 
 EXIT_INTERNAL = 70
 
