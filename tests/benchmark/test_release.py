@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from scmspec.build import ProtocolOverrides
 from scmspec.build.driver import compile_cards
 from scmspec.cli import app
 from scmspec.release import ReleaseError, ReleaseOptions, extracted, make_release, read_release
