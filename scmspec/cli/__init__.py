@@ -14,6 +14,7 @@ import typer
 from scmspec.cli import (
     baseline_cmd,
     compile_cmd,
+    evaluate_cmd,
     export_cmd,
     new_cmd,
     release_cmd,
@@ -38,6 +39,7 @@ app.command("baseline")(baseline_cmd.baseline_command)
 app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
 app.command("release")(release_cmd.release_command)
+app.command("evaluate")(evaluate_cmd.evaluate_command)
 
 EXIT_INTERNAL = 70
 

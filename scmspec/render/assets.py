@@ -1,7 +1,7 @@
 """The catalogue's stylesheet and script, written beside the pages (no CDN, no network).
 
-The script is small vanilla JavaScript: it sorts the index table by a clicked
-header, filters it by text, family and status (also from the query string:
+The script is small vanilla JavaScript: it sorts the index table (and any table marked
+``data-sortable``, such as the leaderboard's) by a clicked header, filters it by text, family and status (also from the query string:
 ``index.html?q=text&family=f&status=s&sort=d&order=desc``), and, on every page, checks that
 each ``<img>`` decoded (``naturalWidth > 0``) and records the outcome on the
 ``<html>`` element (``data-images="ok"`` or ``"broken"``) and in the title, so a
@@ -108,6 +108,16 @@ JS = """\
     });
     applyFilters(table);
   }
+  function setUpSortable() {
+    // Any other table marked data-sortable (the leaderboard's) sorts by a clicked header.
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"),
+      function (table) {
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+          th.classList.add("sortable");
+          th.addEventListener("click", function () { sortBy(table, th, index); });
+        });
+      });
+  }
   function checkImages() {
     var images = Array.prototype.slice.call(document.images);
     var broken = images.filter(function (img) { return !img.complete || img.naturalWidth === 0; });
@@ -120,6 +130,7 @@ JS = """\
     document.title = document.title + (broken.length ? " [images broken]" : " [images ok]");
   }
   document.addEventListener("DOMContentLoaded", setUpIndex);
+  document.addEventListener("DOMContentLoaded", setUpSortable);
   window.addEventListener("load", checkImages);
 })();
 """
