@@ -32,7 +32,11 @@ _EXPORTS = {
     "STATUSES": "runner", "RowKey": "runner", "RunFolderError": "store",
     "read_records": "store", "read_run": "store",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "BUILTINS", "EXECUTORS", "STATUSES", "EvalOptions", "EvalReport", "Method", "MethodError",
+    "RowKey", "RunFolderError", "evaluate", "random_regress", "read_records", "read_run",
+    "resolve_method",
+]
 
 
 def __getattr__(name: str) -> Any:

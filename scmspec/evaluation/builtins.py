@@ -89,20 +89,21 @@ def _random_regress(data: pd.DataFrame, mask: pd.DataFrame, meta: dict[str, Any]
     return random_regress(data.to_numpy(float), seed=meta["seed"], alpha=p["alpha"])
 
 
-CAUSAL_LEARN = {"needs": ("causallearn",), "distribution": "causal-learn",
-                "install": "pip install 'scmspec[baselines]' (causal-learn)"}
+def _causal_learn(fn: Wrapper, output: str, encoding: str, defaults: dict[str, Any]) -> Builtin:
+    return Builtin(fn, output, encoding, defaults, ("causallearn",), "causal-learn",
+                   "pip install 'scmspec[baselines]' (causal-learn)")
+
+
 BUILTINS: dict[str, Builtin] = {
-    "pc": Builtin(_pc, "cpdag", "causallearn", {"alpha": 0.05, "indep_test": "fisherz",
-                                                "stable": True, "uc_rule": 0,
-                                                "uc_priority": 2}, **CAUSAL_LEARN),
-    "ges": Builtin(_ges, "cpdag", "causallearn", {"score_func": "local_score_BIC", "maxP": None},
-                   **CAUSAL_LEARN),
-    "fci": Builtin(_fci, "pag", "causallearn", {"alpha": 0.05, "indep_test": "fisherz",
-                                                "depth": -1, "max_path_length": -1},
-                   **CAUSAL_LEARN),
-    "lingam": Builtin(_lingam, "dag", "adjacency", {"measure": "pwling", "threshold": 0.0,
-                                                    "random_state": "row seed"},
-                      **CAUSAL_LEARN),
+    "pc": _causal_learn(_pc, "cpdag", "causallearn", {"alpha": 0.05, "indep_test": "fisherz",
+                                                      "stable": True, "uc_rule": 0,
+                                                      "uc_priority": 2}),
+    "ges": _causal_learn(_ges, "cpdag", "causallearn", {"score_func": "local_score_BIC",
+                                                        "maxP": None}),
+    "fci": _causal_learn(_fci, "pag", "causallearn", {"alpha": 0.05, "indep_test": "fisherz",
+                                                      "depth": -1, "max_path_length": -1}),
+    "lingam": _causal_learn(_lingam, "dag", "adjacency", {"measure": "pwling", "threshold": 0.0,
+                                                          "random_state": "row seed"}),
     "notears": Builtin(_notears, "dag", "adjacency",
                        {"lambda1": 0.1, "loss_type": "l2", "max_iter": 100, "h_tol": 1e-8,
                         "rho_max": 1e16, "w_threshold": 0.3},

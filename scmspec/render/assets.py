@@ -1,7 +1,8 @@
 """The catalogue's stylesheet and script, written beside the pages (no CDN, no network).
 
 The script is small vanilla JavaScript: it sorts the index table (and any table marked
-``data-sortable``, such as the leaderboard's) by a clicked header, filters it by text, family and status (also from the query string:
+``data-sortable``, such as the leaderboard's) by a clicked header, filters it by text,
+family and status (also from the query string:
 ``index.html?q=text&family=f&status=s&sort=d&order=desc``), and, on every page, checks that
 each ``<img>`` decoded (``naturalWidth > 0``) and records the outcome on the
 ``<html>`` element (``data-images="ok"`` or ``"broken"``) and in the title, so a
