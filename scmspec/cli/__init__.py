@@ -16,6 +16,7 @@ from scmspec.cli import (
     compile_cmd,
     evaluate_cmd,
     export_cmd,
+    leaderboard_cmd,
     new_cmd,
     release_cmd,
     render_cmd,
@@ -40,6 +41,7 @@ app.command("new")(new_cmd.new_command)
 app.command("synth")(synth_cmd.synth_command)
 app.command("release")(release_cmd.release_command)
 app.command("evaluate")(evaluate_cmd.evaluate_command)
+app.command("leaderboard")(leaderboard_cmd.leaderboard_command)
 
 EXIT_INTERNAL = 70
 

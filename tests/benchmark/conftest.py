@@ -8,6 +8,7 @@ reviewed, one manufacturing card retired and one left a draft. Two replicates, s
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,3 +69,71 @@ def copy_pool(pool: Pool, dest: Path) -> Pool:
     """A private copy of the cards and pools (tests that edit a card recompile into it)."""
     shutil.copytree(pool.root, dest, symlinks=True)
     return Pool(dest, dest / "cards", dest / "library", dest / "synthetic")
+
+
+@pytest.fixture(scope="session")
+def package(pool: Pool, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pool released once (seed 11); its truth archive is ``<package>.truth.tar``."""
+    from scmspec.release import ReleaseOptions, make_release
+
+    out = tmp_path_factory.mktemp("package") / "pkg"
+    make_release(pool.pools, out, ReleaseOptions("1.0", seed=11))
+    return out
+
+
+def release_ids(package: Path, part: str) -> dict[str, list[str]]:
+    """The package's ids of one part, by family."""
+    import json
+
+    doc = json.loads((package / "release.json").read_text())
+    out: dict[str, list[str]] = {}
+    for e in doc["scms"]:
+        if e["part"] == part:
+            out.setdefault(e["family"], []).append(e["id"])
+    return out
+
+
+METHODS = Path(__file__).resolve().parent / "methods"
+BUDGET = 4.0  # seconds: the misbehaving command sleeps 60
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """Three runs of the package: two built-ins and the misbehaving command."""
+
+    package: Path
+    runs: dict[str, Path]
+    ids: dict[str, str]  # role -> SCM id: sleep, break, fine
+    pid_dir: Path
+    outputs: dict[str, str]  # the command line's output of each run
+
+
+@pytest.fixture(scope="session")
+def evaluated(package: Path, tmp_path_factory: pytest.TempPathFactory) -> Evaluated:
+    from typer.testing import CliRunner
+
+    from scmspec.cli import app
+
+    public = release_ids(package, "public")
+    ids = {"sleep": public["synthetic"][0], "break": public["semantic"][0],
+           "fine": public["formula"][0]}
+    root = tmp_path_factory.mktemp("runs")
+    pid_dir = root / "pids"
+    pid_dir.mkdir()
+    select = [a for i in ids.values() for a in ("--ids", i)]
+    command = f"{sys.executable} {METHODS / 'sleepy_or_broken.py'} {{data}} {{meta}} {{out}}"
+    jobs = {"random_regress": ["--method", "random_regress", "--split", "obs"],
+            "pc": ["--method", "pc", "--split", "obs"],
+            "sleepy": ["--command", command, "--name", "sleepy", "--budget", str(BUDGET)]}
+    runs, outputs = {}, {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SLEEP_ON", ids["sleep"])
+        mp.setenv("BREAK_ON", ids["break"])
+        mp.setenv("PID_DIR", str(pid_dir))
+        for name, args in jobs.items():
+            runs[name] = root / name
+            result = CliRunner().invoke(app, ["evaluate", str(package), "--out", str(runs[name]),
+                                              "-j", "2", *select, *args])
+            assert result.exit_code == 0, result.output
+            outputs[name] = result.output
+    return Evaluated(package, runs, ids, pid_dir, outputs)
