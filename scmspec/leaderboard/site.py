@@ -61,7 +61,8 @@ class Board:
 
 def load_board(paths: Sequence[Path]) -> Board:
     """Read run folders of one release; refuse mixed releases and repeated method names."""
-    docs, frames = [], []
+    docs: list[dict[str, Any]] = []
+    frames: list[pd.DataFrame] = []
     for path in paths:
         doc = read_run(path)
         name = doc["method"]["name"]
