@@ -13,12 +13,13 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scmspec.build.driver import OutputError, dask_completed_tasks
 from scmspec.evaluation.methods import Method
 from scmspec.evaluation.runner import RowKey, RowOutcome, RowTask, run_row
 from scmspec.evaluation.store import RUN_FORMAT, open_run, read_records, write_atomic
@@ -181,21 +182,14 @@ def _execute(tasks: Sequence[RowTask], options: EvalOptions,
             finished(futures[fut], fut.result())
 
 
-def _execute_dask(tasks: Iterable[RowTask], scheduler: str | None,
+def _execute_dask(tasks: Sequence[RowTask], scheduler: str | None,
                   finished: Callable[[RowTask, RowOutcome], None]) -> None:
     try:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-    except ImportError:
-        raise ReleaseError("--executor dask needs dask.distributed",
-                           "pip install 'scmspec[dask]'") from None
-    if not scheduler:
-        raise ReleaseError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    with Client(scheduler) as client:
-        futures = {client.submit(run_row, t, pure=False): t for t in tasks}
-        for fut in dask_completed(list(futures)):
+        for task, get in dask_completed_tasks(run_row, tasks, scheduler):
             try:
-                outcome = fut.result()
+                outcome = get()
             except Exception as exc:  # noqa: BLE001 - a lost worker fails its row, not the run
                 outcome = RowOutcome("failed", 0.0, f"the Dask worker was lost: {exc}")
-            finished(futures[fut], outcome)
+            finished(task, outcome)
+    except OutputError as exc:
+        raise ReleaseError(str(exc)) from None
