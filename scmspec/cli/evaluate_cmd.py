@@ -60,6 +60,7 @@ def evaluate_command(
     split: Annotated[list[str] | None, Opt(help="obs | obsint (default both)")] = None,
     ids: Annotated[list[str] | None, Opt("--ids", help="only SCM ids matching (glob)")] = None,
     standardize: Annotated[bool, Opt(help="standardise each table's columns")] = True,
+    shuffle_columns: Annotated[bool, Opt(help="shuffle columns with the row's seed")] = True,
     retry: Annotated[list[str] | None, Opt(help="run recorded rows of this status again")]
     = None,
 ) -> None:
@@ -71,7 +72,8 @@ def evaluate_command(
                           ("public", "reserved"),
                           _choices(split, ("obs", "obsint"), "--split") or ("obs", "obsint"),
                           tuple(ids or ()), truth, standardize, _choices(retry, STATUSES,
-                                                                         "--retry"))
+                                                                         "--retry"),
+                          shuffle_columns)
     try:
         m = resolve_method(method, command, name, _params(param), output)
         report = evaluate(pkg, m, out, options, on_row=lambda r: echo(

@@ -48,6 +48,7 @@ class EvalOptions:
     truth: Path | None = None
     standardize: bool = True
     retry: tuple[str, ...] = ()
+    shuffle_columns: bool = True
 
 
 @dataclass
@@ -93,7 +94,7 @@ def run_document(method: Method, release: dict[str, Any], pkg: Path,
     return {"format": RUN_FORMAT, "method": method.record(), "scmspec_version": __version__,
             "release": {"version": release["version"], "seed": release["seed"],
                         "manifest_sha256": sha256(pkg / "release.json")},
-            "standardize": options.standardize,
+            "standardize": options.standardize, "shuffle_columns": options.shuffle_columns,
             "conversion": "PAG circles read as tails; undirected edges oriented at random "
                           "with orientation_seed('<id>/<split>/rep-<r>', release seed)"}
 
@@ -132,7 +133,13 @@ def evaluate(pkg: Path, method: Method, runs: Path, options: EvalOptions = EvalO
              on_row: Callable[[dict[str, Any]], None] | None = None) -> EvalReport:
     """Run ``method`` on the package's rows into ``runs``; resume what is already there."""
     release = read_release(pkg)
-    rows = _rows(pkg, release, options)
+    # absolute paths for the rows: a Dask worker's working folder is not ours (none of these
+    # paths is written into a record)
+    rows = _rows(pkg.resolve(), release, options)
+    if not rows:
+        raise ReleaseError("no row to run: no SCM of the package matches --part and --ids",
+                           "check the patterns against the ids in release.json")
+    runs = runs.resolve()
     open_run(runs, run_document(method, release, pkg, options))
     done = read_records(runs)
     report, seed = EvalReport(), int(release["seed"])
@@ -143,7 +150,8 @@ def evaluate(pkg: Path, method: Method, runs: Path, options: EvalOptions = EvalO
             old = done.get(key.label)
             if old is None or old.get("status") in options.retry:
                 tasks.append(RowTask(key, folder, runs, method, options.budget,
-                                     options.standardize, method_seed(key, seed), facts))
+                                     options.standardize, method_seed(key, seed), facts,
+                                     options.shuffle_columns))
             elif not old.get("scored") and truths.get(key) is not None:
                 write_atomic(runs / key.record, _record(key, None, old, runs, truths, facts,
                                                         seed, options.budget))

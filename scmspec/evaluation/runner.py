@@ -1,7 +1,8 @@
 """One row (SCM x split x replicate) of an evaluation: its own process, under a wall-time budget.
 
-:func:`run_row` prepares the row's inputs in a scratch folder (the table, standardised unless
-the run says otherwise; the intervention mask, all zeros for ``obs``; ``meta.json``), starts
+:func:`run_row` prepares the row's inputs in a scratch folder (the table, its columns shuffled
+with the row's seed and standardised unless the run says otherwise; the intervention mask,
+all zeros for ``obs``; ``meta.json``), starts
 the method in a new process session, waits at most the budget, and kills the whole session
 when it runs over. It never raises: whatever happens becomes the row's status
 
@@ -79,6 +80,7 @@ class RowTask:
     standardize: bool
     seed: int
     facts: dict[str, Any]
+    shuffle: bool = True
 
 
 @dataclass(frozen=True)
@@ -90,12 +92,20 @@ class RowOutcome:
 
 
 def _inputs(task: RowTask, scratch: Path) -> tuple[list[str], dict[str, str]]:
+    """The row's table, mask and meta in ``scratch``; the columns in the order the method sees.
+
+    Columns are shuffled with the row's seed (unless the run says not to) and standardised;
+    the method's answer is matched back by name, or by this order for an unlabelled matrix.
+    """
     rep = task.folder / f"rep-{task.key.replicate}"
     table = pd.read_csv(rep / SPLIT_FILES[task.key.split])
     if task.key.split == "obsint":
         mask = pd.read_csv(rep / "obsint_mask.csv")
     else:
         mask = pd.DataFrame(np.zeros(table.shape, dtype=np.int8), columns=table.columns)
+    if task.shuffle:  # card order is often causal order: a shortcut no method should get
+        order = np.random.default_rng(task.seed).permutation(table.shape[1])
+        table, mask = table.iloc[:, order], mask.iloc[:, order]
     if task.standardize:
         table = pd.DataFrame(standardise(table.to_numpy(float)), columns=table.columns)
     paths = {k: str(scratch / f"{k}.{ext}") for k, ext in

@@ -4,7 +4,7 @@
 
     RUNS/run.json                                  method (name, kind, target, output kind,
                                                    parameters, library), release (version,
-                                                   seed, manifest hash), standardisation
+                                                   seed, manifest hash), input preparation
     RUNS/rows/<id>/<split>/rep-<r>.json            the row's record (status, time, error,
                                                    metrics when scored, slice factors)
     RUNS/predictions/<id>/<split>/rep-<r>.csv      the method's graph (source,target,type)
@@ -36,7 +36,7 @@ class RunFolderError(InteropError):
 def _identity(doc: dict[str, Any]) -> dict[str, Any]:
     method = {k: v for k, v in doc.get("method", {}).items() if k != "library"}
     return {"method": method, "release": doc.get("release"),
-            "standardize": doc.get("standardize")}
+            "standardize": doc.get("standardize"), "shuffle_columns": doc.get("shuffle_columns")}
 
 
 def read_run(runs: Path) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def open_run(runs: Path, doc: dict[str, Any]) -> None:
         old = read_run(runs)
         if _identity(old) != _identity(doc):
             raise RunFolderError(f"{runs} holds a run of another method, release or "
-                                 "standardisation", "resume with the same options, or choose "
+                                 "input preparation", "resume with the same options, or choose "
                                  "another --out")
         return
     if runs.exists() and (not runs.is_dir() or any(runs.iterdir())):

@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -158,6 +159,9 @@ def test_python_entry_points_report_ok_failed_and_invalid(evaluated: Evaluated,
     columns = json.loads((evaluated.package / "public" / fine / "data.json").read_text())[
         "columns"]
     assert chain["metrics"]["pred_edges"] == len(columns) - 1
+    # the method saw the columns shuffled with the row's seed, not in card order
+    edges = pd.read_csv(tmp_path / "chain" / chain["prediction"])
+    assert set(zip(edges["source"], edges["target"])) != set(zip(columns, columns[1:]))
 
 
 def test_run_folder_mistakes_are_refused(evaluated: Evaluated, tmp_path: Path) -> None:
