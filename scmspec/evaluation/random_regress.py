@@ -52,7 +52,8 @@ def lasso(gram: np.ndarray, corr: np.ndarray, alpha: float = ALPHA) -> np.ndarra
             if diag[j] <= 0:
                 continue
             rho = corr[j] - gram[j] @ b + diag[j] * b[j]
-            new = np.sign(rho) * max(abs(rho) - alpha, 0.0) / diag[j]
+            shrunk = abs(rho) - alpha  # soft threshold; exactly 0.0 (not -0.0) inside
+            new = float(np.sign(rho)) * shrunk / diag[j] if shrunk > 0 else 0.0
             largest = max(largest, abs(new - b[j]))
             b[j] = new
         if largest < TOL:

@@ -78,7 +78,9 @@ def release_notes(doc: dict[str, Any]) -> str:
         out += [f"Date: {doc['date']}", ""]
     out += [f"scmspec {doc['scmspec_version']}; release seed {doc['seed']}; public fraction "
             f"{doc['fraction']:g} per family, stratified (domain for semantic and formula "
-            "SCMs, graph family x dimension for synthetic ones).", "",
+            "SCMs, graph family x dimension for synthetic ones)."
+            + (" Cards in state draft are included: a trial release."
+               if doc.get("include_drafts") else ""), "",
             "## Contents", "",
             _table(["family", "public", "reserved"],
                    [[f, c.get("public", 0), c.get("reserved", 0)] for f, c in by_family.items()]),
