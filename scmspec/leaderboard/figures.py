@@ -26,9 +26,24 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
+def palette(methods: list[str]) -> dict[str, str]:
+    """One colour per method, the same in every figure of a site (sorted names, in turn).
+
+    Example:
+        >>> palette(["b", "a"])
+        {'a': '#1f77b4', 'b': '#d62728'}
+    """
+    return {m: COLOURS[i % len(COLOURS)] for i, m in enumerate(sorted(methods))}
+
+
 def grouped_bars(wide: pd.DataFrame, path: Path, ylabel: str, title: str,
-                 ylim: tuple[float, float] | None = None) -> Path:
-    """Bars per group (rows of ``wide``) and method (its columns); NaN leaves a gap."""
+                 ylim: tuple[float, float] | None = None,
+                 colours: dict[str, str] | None = None) -> Path:
+    """Bars per group (rows of ``wide``) and method (its columns); NaN leaves a gap.
+
+    ``colours`` keeps a method's colour when another figure lacks some method.
+    """
+    colours = colours or palette([str(m) for m in wide.columns])
     groups, methods = list(wide.index), list(wide.columns)
     fig = Figure(figsize=(max(5.0, 1.2 * len(groups) * max(1, len(methods)) / 3 + 2), 3.6))
     ax = fig.add_subplot(1, 1, 1)
@@ -36,7 +51,7 @@ def grouped_bars(wide: pd.DataFrame, path: Path, ylabel: str, title: str,
     x = np.arange(len(groups))
     for i, m in enumerate(methods):
         ax.bar(x + (i - (len(methods) - 1) / 2) * width, wide[m].to_numpy(float), width,
-               label=str(m), color=COLOURS[i % len(COLOURS)])
+               label=str(m), color=colours[str(m)])
     ax.set_xticks(x, [str(g) for g in groups])
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

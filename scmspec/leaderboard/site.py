@@ -97,12 +97,13 @@ def _run_summary(doc: dict[str, Any], rows: pd.DataFrame) -> dict[str, Any]:
 
 
 def _figures(board: Board, folder: Path) -> None:
+    colours = figures.palette([r["name"] for r in board.runs])
     fw = board.family_wins
     for split, group in fw.groupby("split"):
         wide = group.pivot(index="family", columns="method", values="win_rate")
         board.figures[f"wins-{split}"] = figures.grouped_bars(
             wide, folder / f"win-rate-by-family-{split}.png", "pooled win rate",
-            f"Pairwise win rate by family ({split})", (0, 1)).name
+            f"Pairwise win rate by family ({split})", (0, 1), colours).name
     fam = board.slices.get("family")
     if fam is not None:
         for split in sorted(board.units["split"].unique()):
@@ -110,7 +111,7 @@ def _figures(board: Board, folder: Path) -> None:
             table = mine.groupby(["family", "method"])["f1_all"].mean().unstack("method")
             board.figures[f"f1-{split}"] = figures.grouped_bars(
                 table, folder / f"f1-by-family-{split}.png", "F1 (all rows)",
-                f"Directed F1 by family ({split})", (0, 1)).name
+                f"Directed F1 by family ({split})", (0, 1), colours).name
     dom = board.slices.get("domain")
     if dom is not None:
         for split, group in dom.groupby("split"):
