@@ -104,7 +104,8 @@ def _inputs(task: RowTask, scratch: Path) -> tuple[list[str], dict[str, str]]:
     else:
         mask = pd.DataFrame(np.zeros(table.shape, dtype=np.int8), columns=table.columns)
     if task.shuffle:  # card order is often causal order: a shortcut no method should get
-        order = np.random.default_rng(task.seed).permutation(table.shape[1])
+        # a stream apart from the method's own seed, so the two draws are unrelated
+        order = np.random.default_rng([task.seed, 1]).permutation(table.shape[1])
         table, mask = table.iloc[:, order], mask.iloc[:, order]
     if task.standardize:
         table = pd.DataFrame(standardise(table.to_numpy(float)), columns=table.columns)
