@@ -58,16 +58,17 @@ def write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
         return
     columns = [_cells(frame.index)] if index else []
     columns += [_cells(frame[c]) for c in frame.columns]
-    if any(c is None for c in columns):
+    cells = [c for c in columns if c is not None]
+    if len(cells) < len(columns):
         _write_with_pandas(path, frame, index)
         return
-    if len(columns) == 1:  # a lone empty field is quoted, so the row is not a blank line
-        columns[0] = [c or '""' for c in columns[0]]
+    if len(cells) == 1:  # a lone empty field is quoted, so the row is not a blank line
+        cells[0] = [c or '""' for c in cells[0]]
     header = ([_quote(str(frame.index.name or ""))] if index else [])
     header += [_quote(str(c)) for c in frame.columns]
-    rows = map(",".join, zip(*columns)) if columns else iter(())
+    rows = map(",".join, zip(*cells)) if cells else iter(())
     text = ",".join(header) + "\n" + "".join(line + "\n" for line in rows)
-    if index or len(frame.columns) and len(frame):
+    if index or len(frame.columns) and len(frame):  # (an empty frame: pandas' own layout)
         path.write_text(text, encoding="utf-8", newline="")
     else:
         _write_with_pandas(path, frame, index)

@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from scmspec.api import LoadedCard
 from scmspec.build import incremental
@@ -41,6 +42,8 @@ from scmspec.errors import Diagnostic, Span
 from scmspec.validators import GateResult
 
 EXECUTORS = ("local", "dask")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class OutputError(Exception):
@@ -249,6 +252,18 @@ def _execute(tasks: Sequence[Task], workers: int, executor: str, scheduler: str 
 
 def _execute_dask(tasks: Sequence[Task], scheduler: str | None,
                   finished: Callable[[CardResult, int], None]) -> None:
+    for task, get in dask_completed_tasks(run_task, tasks, scheduler):
+        finished(_result(get, task), task.index)
+
+
+def dask_completed_tasks(fn: Callable[[T], R], tasks: Sequence[T], scheduler: str | None
+                         ) -> Iterator[tuple[T, Callable[[], R]]]:
+    """Run ``fn(task)`` for every task on the Dask cluster at ``scheduler``; yield each task with
+    a function that returns its result (or raises what the worker raised), as each finishes.
+
+    Shared by the build and by evaluation runs. Raises :class:`OutputError` when
+    dask.distributed is not installed or no scheduler address is given.
+    """
     try:
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
@@ -258,9 +273,9 @@ def _execute_dask(tasks: Sequence[Task], scheduler: str | None,
     if not scheduler:
         raise OutputError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
     with Client(scheduler) as client:
-        futures = {client.submit(run_task, t, pure=False): t for t in tasks}
+        futures = {client.submit(fn, t, pure=False): t for t in tasks}
         for fut in dask_completed(list(futures)):
-            finished(_result(fut.result, futures[fut]), futures[fut].index)
+            yield futures[fut], fut.result
 
 
 def _result(get: Callable[[], CardResult], task: Task) -> CardResult:

@@ -15,9 +15,12 @@ from scmspec.cli import (
     baseline_cmd,
     compile_cmd,
     effects_cmd,
+    evaluate_cmd,
     export_cmd,
+    leaderboard_cmd,
     new_cmd,
     optimize_cmd,
+    release_cmd,
     render_cmd,
     report_cmd,
     schema_cmd,
@@ -42,6 +45,9 @@ app.command("synth")(synth_cmd.synth_command)
 app.command("effects")(effects_cmd.effects_command)
 app.command("optimize")(optimize_cmd.optimize_command)
 app.command("score-effects")(score_effects_cmd.score_effects_command)
+app.command("release")(release_cmd.release_command)
+app.command("evaluate")(evaluate_cmd.evaluate_command)
+app.command("leaderboard")(leaderboard_cmd.leaderboard_command)
 
 EXIT_INTERNAL = 70
 

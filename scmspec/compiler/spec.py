@@ -30,6 +30,8 @@ WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in r
                               *(f"lpt{i}" for i in range(1, 10))})
 Role = Literal["root", "input", "setting", "process", "formula", "measurement", "readout",
                "flag", "outcome"]
+ReleaseState = Literal["draft", "reviewed", "released", "retired"]
+RELEASE_STATES: tuple[str, ...] = ("draft", "reviewed", "released", "retired")
 
 
 class ConstantSpec(SpecModel):
@@ -208,6 +210,10 @@ class Card(SpecModel):
     family: Family
     domain: str
     version: str = "1.0"
+    release: ReleaseState | None = Field(
+        None, description="editorial state for benchmark releases (docs/benchmarking.md): "
+        "draft (being written; the default when unset), reviewed (checked, may be released), "
+        "released (in a published release), retired (withdrawn; never released again)")
     description: str = ""
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
@@ -238,6 +244,14 @@ class Card(SpecModel):
                              "it cannot name a dataset folder there; choose another id, e.g. "
                              f"{stem}_card")
         return value
+    @property
+    def release_state(self) -> str:
+        """The release state, ``draft`` when the card does not state one.
+
+        Unset stays ``None`` in the model (and out of spec.json) so that cards written before
+        the field existed compile to byte-identical outputs.
+        """
+        return self.release or "draft"
 
     def justification_for(self, gate: str, variables: Sequence[str]) -> tuple[str, int | None]:
         """The reason that covers a finding of ``gate`` on ``variables`` ('' when none).

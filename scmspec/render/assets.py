@@ -1,7 +1,8 @@
 """The catalogue's stylesheet and script, written beside the pages (no CDN, no network).
 
-The script is small vanilla JavaScript: it sorts the index table by a clicked
-header, filters it by text, family and status (also from the query string:
+The script is small vanilla JavaScript: it sorts the index table (and any table marked
+``data-sortable``, such as the leaderboard's) by a clicked header, filters it by text,
+family and status (also from the query string:
 ``index.html?q=text&family=f&status=s&sort=d&order=desc``), and, on every page, checks that
 each ``<img>`` decoded (``naturalWidth > 0``) and records the outcome on the
 ``<html>`` element (``data-images="ok"`` or ``"broken"``) and in the title, so a
@@ -32,7 +33,8 @@ th[aria-sort="descending"]::after { content: " \\2193"; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge { display: inline-block; padding: 0 0.45rem; border-radius: 0.6rem; font-size: 0.8rem; }
 .released, .pass { background: #d9ead3; } .rejected, .fail { background: #f4cccc; }
-.failed { background: #eeeeee; } .warn { background: #fff2cc; } .skip { background: #eeeeee; }
+.failed, .draft { background: #eeeeee; } .reviewed { background: #cfe2f3; }
+.retired { background: #f4cccc; } .warn { background: #fff2cc; } .skip { background: #eeeeee; }
 .tag { display: inline-block; background: #eef2f7; border-radius: 0.3rem; padding: 0 0.3rem;
        margin: 0 0.2rem 0.1rem 0; font-size: 0.8rem; }
 figure { margin: 0.5rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid
@@ -107,6 +109,16 @@ JS = """\
     });
     applyFilters(table);
   }
+  function setUpSortable() {
+    // Any other table marked data-sortable (the leaderboard's) sorts by a clicked header.
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"),
+      function (table) {
+        Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+          th.classList.add("sortable");
+          th.addEventListener("click", function () { sortBy(table, th, index); });
+        });
+      });
+  }
   function checkImages() {
     var images = Array.prototype.slice.call(document.images);
     var broken = images.filter(function (img) { return !img.complete || img.naturalWidth === 0; });
@@ -119,6 +131,7 @@ JS = """\
     document.title = document.title + (broken.length ? " [images broken]" : " [images ok]");
   }
   document.addEventListener("DOMContentLoaded", setUpIndex);
+  document.addEventListener("DOMContentLoaded", setUpSortable);
   window.addEventListener("load", checkImages);
 })();
 """

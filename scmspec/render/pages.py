@@ -24,6 +24,7 @@ class IndexRow:
     entry: dict[str, Any]
     page: str | None
     note: str = ""
+    release: str = ""  # the card's release state (draft, reviewed, released, retired)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,13 @@ def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def _document(title: str, body: str, root: str) -> str:
+def document(title: str, body: str, root: str) -> str:
+    """A whole page: the shared stylesheet and script under ``<root>assets/`` (no network).
+
+    Example:
+        >>> "<title>a &amp; b</title>" in document("a & b", "<p>x</p>", "")
+        True
+    """
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{_e(title)}</title>\n"
@@ -55,9 +62,16 @@ def _document(title: str, body: str, root: str) -> str:
             f"<body>\n{body}\n</body>\n</html>\n")
 
 
-def _table(headers: Sequence[str], rows: Iterable[str], table_id: str = "") -> str:
+def table(headers: Sequence[str], rows: Iterable[str], table_id: str = "",
+          sortable: bool = False) -> str:
+    """A scrolling table of prepared ``<tr>`` rows; ``sortable`` lets a click on a header sort it.
+
+    Example:
+        >>> "<th>a</th>" in table(["a"], ["<tr><td>1</td></tr>"])
+        True
+    """
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    ident = f' id="{table_id}"' if table_id else ""
+    ident = (f' id="{table_id}"' if table_id else "") + (" data-sortable" if sortable else "")
     return (f'<div class="scroll"><table{ident}>\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody></table></div>")
 
@@ -90,7 +104,9 @@ def _index_row(row: IndexRow) -> str:
              f"<td>{_e(e.get('family', ''))}</td>", f"<td>{_e(e.get('domain', ''))}</td>",
              f'<td class="num">{_e(e.get("d", ""))}</td>',
              f'<td class="num">{_e(e.get("edges", ""))}</td>',
-             f'<td data-sort="{_e(status)}">{_badge(status)}</td>', f"<td>{_gate_summary(e)}</td>",
+             f'<td data-sort="{_e(status)}">{_badge(status)}</td>',
+             f'<td data-sort="{_e(row.release)}">{_badge(row.release) if row.release else ""}</td>',
+             f"<td>{_gate_summary(e)}</td>",
              f"<td>{_tags(e.get('tags') or [])}</td>"]
     return (f'<tr data-id="{name}" data-family="{_e(e.get("family", ""))}" '
             f'data-status="{_e(status)}">' + "".join(cells) + "</tr>")
@@ -112,11 +128,12 @@ def index_page(rows: Sequence[IndexRow], manifest: dict[str, Any]) -> str:
                 + _select("filter-status", "status", (str(r.entry.get("status")) for r in rows))
                 + f'<span class="muted">showing <span id="shown-count">{len(rows)}</span> of '
                 f"{len(rows)}</span></div>")
-    headers = ("SCM", "title", "family", "domain", "d", "edges", "status", "gates", "tags")
+    headers = ("SCM", "title", "family", "domain", "d", "edges", "status", "release", "gates",
+               "tags")
     body = (f"<h1>SCM catalogue</h1>\n<p class=\"muted\">{len(rows)} cards ({_e(summary)}); "
             f"scmspec {_e(manifest.get('scmspec_version', ''))}. Click a header to sort.</p>\n"
-            + controls + "\n" + _table(headers, (_index_row(r) for r in rows), "scm-table"))
-    return _document("SCM catalogue", body, "")
+            + controls + "\n" + table(headers, (_index_row(r) for r in rows), "scm-table"))
+    return document("SCM catalogue", body, "")
 
 
 # -- one SCM -------------------------------------------------------------------------------------
@@ -165,6 +182,7 @@ def _header(page: ScmPage) -> str:
     return (f'<p><a href="../index.html">&larr; catalogue</a></p>\n<h1>{_e(card.title)}</h1>\n'
             f'<p><code>{_e(card.id)}</code> &middot; {_e(card.family)} &middot; '
             f"{_e(card.domain)} &middot; version {_e(card.version)} &middot; {_badge(status)} "
+            f"&middot; release state {_badge(card.release_state)} "
             f"{_tags(card.tags)}</p>\n"
             + (f"<p>{_e(card.description)}</p>\n" if card.description else "")
             + (f"<details><summary>references</summary><ul>{refs}</ul></details>\n"
@@ -182,33 +200,33 @@ def _figure(page: ScmPage) -> str:
 def _variables(page: ScmPage) -> str:
     compiled = page.compiled
     rows = [_variable_row(compiled, v) for v in compiled.resolved.order]
-    table = _table(("variable", "meaning", "unit", "range", "kind", "role", "intervention",
-                    "mechanism"), rows)
+    variables = table(("variable", "meaning", "unit", "range", "kind", "role", "intervention",
+                       "mechanism"), rows)
     consts = compiled.card.constants
     const_rows = [f"<tr><td><b>{_e(k)}</b></td><td>{c.value:g}</td><td>{_e(c.unit)}</td>"
                   f"<td>{_e(c.meaning)}</td><td>{_e(c.source)}</td></tr>"
                   for k, c in consts.items()]
-    const_table = ("<h3>Constants</h3>\n" + _table(("constant", "value", "unit", "meaning",
+    const_table = ("<h3>Constants</h3>\n" + table(("constant", "value", "unit", "meaning",
                                                     "source"), const_rows)) if consts else ""
     selection = compiled.card.selection
     sel = (f"<p><b>Selection:</b> rows are kept only where <code>{_e(selection.condition)}</code>"
            f"{' &mdash; ' + _e(selection.meaning) if selection.meaning else ''}.</p>"
            if selection else "")
-    return f'<h2 id="variables">Variables</h2>\n{table}\n{const_table}\n{sel}'
+    return f'<h2 id="variables">Variables</h2>\n{variables}\n{const_table}\n{sel}'
 
 
 def _edges(page: ScmPage) -> str:
     rows = [_edge_row(page.compiled, e.source, e.target, e.reason)
             for e in page.compiled.card.edges]
     return ('<h2 id="edges">Edges</h2>\n'
-            + _table(("from", "to", "reason", "observed", "child mechanism"), rows))
+            + table(("from", "to", "reason", "observed", "child mechanism"), rows))
 
 
 def _gates(page: ScmPage) -> str:
     if not page.gates:
         return '<h2 id="gates">Gate results</h2>\n<p class="muted">no gate results recorded</p>'
     return ('<h2 id="gates">Gate results</h2>\n'
-            + _table(("gate", "status", "severity", "detail", "location", "statistic",
+            + table(("gate", "status", "severity", "detail", "location", "statistic",
                       "threshold", "justification"), (_gate_row(g) for g in page.gates)))
 
 
@@ -233,4 +251,4 @@ def scm_page(page: ScmPage) -> str:
            '&middot; <a href="#data">data</a></p>')
     body = "\n".join([_header(page), nav, _figure(page), _variables(page), _edges(page),
                       _gates(page), _diagnostics(page)])
-    return _document(f"{page.compiled.card.id} - SCM catalogue", body, "../")
+    return document(f"{page.compiled.card.id} - SCM catalogue", body, "../")

@@ -105,7 +105,13 @@ def _index_row(entry: dict[str, Any], data_dir: Path, site: Path,
         result.without_page[scm_id] = note
         return IndexRow(entry, None, note)
     result.pages[scm_id] = page
-    return IndexRow(entry, page.relative_to(site).as_posix())
+    return IndexRow(entry, page.relative_to(site).as_posix(), release=_release_state(folder))
+
+
+def _release_state(folder: Path) -> str:
+    """The card's release state as compiled into spec.json (``draft`` when the card has none)."""
+    card = _read_json(folder / "spec.json", {}).get("card", {})
+    return str(card.get("release") or "draft")
 
 
 def _read_json(path: Path, default: Any) -> Any:

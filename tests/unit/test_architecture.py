@@ -27,7 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scmspec.synthetic",),
     ("scmspec.api",),
     ("scmspec.build",),
-    ("scmspec.render", "scmspec.scoring", "scmspec.authoring"),
+    ("scmspec.render", "scmspec.scoring", "scmspec.authoring", "scmspec.release",
+     "scmspec.evaluation", "scmspec.leaderboard"),
     ("scmspec.cli",),
     ("scmspec", "scmspec.__main__"),
 )

@@ -36,3 +36,19 @@ def test_every_diagnostic_code_is_documented() -> None:
         used |= set(re.findall(r'"(SCM\d{3})"', path.read_text(encoding="utf-8")))
     missing = sorted(c for c in used if c not in documented)
     assert not missing, f"undocumented diagnostic codes: {missing}"
+
+
+def test_every_command_is_in_the_readme_table() -> None:
+    from scmspec.cli import app
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = [c.name for c in app.registered_commands]
+    assert names and all(f"| `scmspec {n}" in readme for n in names), names
+
+
+def test_every_builtin_method_is_documented() -> None:
+    from scmspec.evaluation.builtins import BUILTINS
+
+    text = (ROOT / "docs" / "benchmarking.md").read_text(encoding="utf-8")
+    for name in BUILTINS:
+        assert f"| `{name}` |" in text, f"built-in {name!r} missing from docs/benchmarking.md"

@@ -154,6 +154,8 @@ def _crossed(grid: GridSpec, cards: list[Card]) -> list[Card]:
     """Cross configurations with protocols and sample sizes (ids get suffixes when crossed)."""
     protocols = grid.protocols
     sizes: list[int | None] = list(grid.n) if grid.n else [None]
+    if grid.release is not None:  # the grid's state is every generated card's (suites: its own)
+        cards = [c.model_copy(update={"release": grid.release}) for c in cards]
     if len(protocols) == 1 and len(sizes) == 1:
         return [_variant(c, protocols[0], sizes[0], "") for c in cards]
     out = []

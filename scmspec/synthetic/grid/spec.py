@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from scmspec.compiler.spec import ID_PATTERN, ProtocolSpec
+from scmspec.compiler.spec import ID_PATTERN, ProtocolSpec, ReleaseState
 from scmspec.compiler.specmodel import SpecModel
 from scmspec.compiler.synthetic_spec import OutputSpec, Tag
 
@@ -59,6 +59,8 @@ class GridSpec(SpecModel):
     domain: str = "synthetic"
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
+    release: ReleaseState | None = Field(None, description="release state of every generated "
+                                         "card (see the card field); unset = draft")
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
     # cross
     graphs: list[Tag] | None = None
