@@ -27,7 +27,8 @@ from scmspec.interop.pag import pag_from_mag
 
 SELECTION_STATEMENT = (
     "The data are conditioned on the selection condition (only rows where it holds are kept). "
-    "The DAG, CPDAG and ADMG are the causal graphs before selection (the ADMG ignores it). The "
+    "The DAG, CPDAG and ADMG are the causal graphs before selection (the ADMG ignores "
+    "selection). The "
     "MAG and PAG encode selection: a selection node, child of the variables the condition "
     "reads, is conditioned on, so an ancestor of it has a tail mark (an undirected edge when "
     "both ends are)."

@@ -9,7 +9,8 @@ Conventions (docs/scoring.md has the full text):
 * precision = TP / predicted, recall = TP / true, F1 = 2 TP / (predicted + true); an empty
   denominator gives 0, except that an empty prediction of an empty truth scores 1 on all three.
 * Undirected edges of a predicted CPDAG are oriented by a seeded RNG before DAG metrics (the
-  CausalArena rule), with the seed from :func:`orientation_seed`.
+  CausalArena rule), with the seed from :func:`content_seed`: the prediction's edges and the
+  truth's id, never a file name, so the same graph always gets the same score.
 """
 
 from __future__ import annotations
@@ -28,16 +29,43 @@ METRICS = ("precision", "recall", "f1", "shd", "nshd", "skeleton_precision", "sk
 
 
 def orientation_seed(key: str, base_seed: int = 0) -> int:
-    """The seed for orienting one prediction's undirected edges: the first 8 bytes (little
-    endian) of sha256("scmspec.orient/<base_seed>/<key>"), where key is
-    ``<scm id>/<prediction file stem>`` (e.g. ``demo/rep-0``). Independent of paths and machines.
+    """The first 8 bytes (little endian) of sha256("scmspec.orient/<base_seed>/<key>").
 
     Example:
-        >>> orientation_seed("demo/rep-0") == orientation_seed("demo/rep-0")
+        >>> orientation_seed("demo/abc") == orientation_seed("demo/abc")
         True
     """
     digest = hashlib.sha256(f"scmspec.orient/{base_seed}/{key}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+def graph_text(g: MixedGraph) -> str:
+    """One edge per line (``a --> b``, ``a --- b``, ``a <-> b``) in :meth:`MixedGraph.edges`
+    order (row-major over the node order): the text a prediction's orientation seed hashes.
+
+    Example:
+        >>> g = MixedGraph.from_cpdag_matrix("abc", [[0, 1, 0], [1, 0, 1], [0, 0, 0]])
+        >>> print(graph_text(g))
+        a --- b
+        b --> c
+    """
+    kinds = {"directed": "-->", "undirected": "---", "bidirected": "<->"}
+    return "\n".join(f"{a} {kinds[t]} {b}" for a, b, t in g.edges())
+
+
+def content_seed(truth_id: str, pred: MixedGraph, base_seed: int = 0) -> int:
+    """The seed for orienting a prediction's undirected edges, from its content alone:
+    ``orientation_seed(f"{truth_id}/{sha256(graph_text(pred)).hexdigest()}", base_seed)``
+    with ``pred`` over the truth's variables in the truth's order. The same graph scores the
+    same under any file name, in single and pool mode, on any machine.
+
+    Example:
+        >>> g = MixedGraph.from_cpdag_matrix("ab", [[0, 1], [1, 0]])
+        >>> content_seed("demo", g) == content_seed("demo", g.reorder("ba").reorder("ab"))
+        True
+    """
+    digest = hashlib.sha256(graph_text(pred).encode()).hexdigest()
+    return orientation_seed(f"{truth_id}/{digest}", base_seed)
 
 
 def orient_randomly(g: MixedGraph, seed: int) -> MixedGraph:

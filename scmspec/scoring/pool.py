@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scmspec.interop.graphs import InteropError, MixedGraph
-from scmspec.interop.predictions import PREDICTION_SUFFIXES, read_prediction
+from scmspec.interop.graphs import InteropError
+from scmspec.interop.marks import MarkGraph
+from scmspec.interop.predictions import PREDICTION_SUFFIXES, read_marks
 from scmspec.interop.truth import GroundTruth, load_truth, scm_folders
-from scmspec.scoring.metrics import METRICS, orientation_seed, score_graph
+from scmspec.scoring.targets import ALL_METRICS, check_options, score_prediction
 
 MISSING_RULES = ("skip", "empty")
 
@@ -39,6 +40,7 @@ class ScoreOptions:
     seed: int = 0
     missing: str = "skip"
     with_sid: bool = True
+    convention: str = "scmspec"
 
 
 @dataclass
@@ -49,6 +51,8 @@ class PoolScore:
     scms: pd.DataFrame
     groups: pd.DataFrame
     by: list[str] = field(default_factory=list)
+    target: str = "dag"
+    convention: str = "scmspec"
 
     def counts(self) -> dict[str, int]:
         status = self.rows["status"].value_counts()
@@ -60,7 +64,8 @@ class PoolScore:
         def records(df: pd.DataFrame) -> list[dict[str, Any]]:
             return [{k: _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
 
-        return {"by": self.by, "counts": self.counts(), "groups": records(self.groups),
+        return {"target": self.target, "convention": self.convention, "by": self.by,
+                "counts": self.counts(), "groups": records(self.groups),
                 "scms": records(self.scms), "rows": records(self.rows)}
 
 
@@ -72,15 +77,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, (np.bool_,)):
         return bool(v)
     return v
-
-
-def file_stem(path: Path) -> str:
-    """The file name without its prediction suffix (``rep-0.csv`` -> ``rep-0``)."""
-    name = path.name
-    for suffix in PREDICTION_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
 
 
 def find_prediction(folder: Path, stem: str) -> Path | None:
@@ -109,6 +105,7 @@ def prediction_slots(preds: Path, scm_id: str, replicates: int,
 def score_pool(data_dir: Path, preds: Path, options: ScoreOptions = ScoreOptions(),
                by: Sequence[str] = ()) -> PoolScore:
     """Score every SCM of a compiled pool against the predictions under ``preds``."""
+    check_options(options.target, options.convention)
     if not Path(preds).is_dir():
         raise InteropError(f"no prediction folder {preds}")
     folders = scm_folders(Path(data_dir))
@@ -124,10 +121,10 @@ def score_pool(data_dir: Path, preds: Path, options: ScoreOptions = ScoreOptions
     table = pd.DataFrame(rows, columns=ROW_COLUMNS)
     scms = per_scm(table)
     groups = aggregate(scms, factors, list(by))
-    return PoolScore(table, scms, groups, list(by))
+    return PoolScore(table, scms, groups, list(by), options.target, options.convention)
 
 
-ROW_COLUMNS = ["id", "replicate", "status", "file", "detail", *METRICS, "pred_undirected"]
+ROW_COLUMNS = ["id", "replicate", "status", "file", "detail", *ALL_METRICS, "pred_undirected"]
 
 
 def score_one(truth: GroundTruth, label: str, path: Path | None, preds: Path,
@@ -136,20 +133,24 @@ def score_one(truth: GroundTruth, label: str, path: Path | None, preds: Path,
     row: dict[str, Any] = {"id": truth.id, "replicate": label, "status": "ok",
                            "file": path.relative_to(preds).as_posix() if path else None,
                            "detail": None}
-    pred: MixedGraph | None = None
+    pred: MarkGraph | None = None
     if path is None:
         row.update(status="missing", detail="no prediction file")
     else:
         try:
-            pred = read_prediction(path, truth.observed, options.encoding, options.threshold)
+            pred = read_marks(path, truth.observed, options.encoding, options.threshold)
         except InteropError as exc:
             row.update(status="invalid", detail=exc.message)
     if pred is None and options.missing == "empty":
-        pred = MixedGraph.build(truth.observed)
+        pred = MarkGraph.build(truth.observed, [])
     if pred is not None:
-        seed = orientation_seed(f"{truth.id}/{file_stem(path) if path else label}", options.seed)
-        metrics = score_graph(pred, truth.dag, options.target, seed, options.with_sid)
-        row.update({k: metrics[k] for k in (*METRICS, "pred_undirected")})
+        try:
+            metrics = score_prediction(pred, truth, options.target, options.convention,
+                                       options.seed, options.with_sid)
+        except InteropError as exc:  # e.g. a bidirected edge under --convention gcastle
+            row.update(status="invalid", detail=exc.message)
+            return row
+        row.update({k: metrics.get(k) for k in (*ALL_METRICS, "pred_undirected")})
     return row
 
 
@@ -157,27 +158,28 @@ def score_file(pred: Path, truth_dir: Path,
                options: ScoreOptions = ScoreOptions()) -> dict[str, Any]:
     """Every metric of one prediction file against one compiled SCM folder (raises
     :class:`InteropError` when the file cannot be read)."""
+    check_options(options.target, options.convention)
     truth = load_truth(truth_dir)
-    graph = read_prediction(pred, truth.observed, options.encoding, options.threshold)
-    seed = orientation_seed(f"{truth.id}/{file_stem(Path(pred))}", options.seed)
-    metrics = score_graph(graph, truth.dag, options.target, seed, options.with_sid)
-    return {"id": truth.id, "file": Path(pred).as_posix(), "seed": seed, **metrics}
+    graph = read_marks(pred, truth.observed, options.encoding, options.threshold)
+    metrics = score_prediction(graph, truth, options.target, options.convention, options.seed,
+                               options.with_sid)
+    return {"id": truth.id, "file": Path(pred).as_posix(), **metrics}
 
 
 def per_scm(rows: pd.DataFrame) -> pd.DataFrame:
     """Replicate-averaged metrics per SCM plus its ok / missing / invalid counts."""
     out = []
     for scm_id, group in rows.groupby("id", sort=False):
-        scored = group[group[METRICS[0]].notna()]
+        scored = group[group[ALL_METRICS[0]].notna()]
         rec: dict[str, Any] = {"id": scm_id, "scored": len(scored) > 0,
                                "ok": int((group["status"] == "ok").sum()),
                                "missing": int((group["status"] == "missing").sum()),
                                "invalid": int((group["status"] == "invalid").sum())}
-        for m in METRICS:
+        for m in ALL_METRICS:
             values = pd.to_numeric(scored[m], errors="coerce")
             rec[m] = float(values.mean()) if values.notna().any() else np.nan
         out.append(rec)
-    return pd.DataFrame(out, columns=["id", "scored", "ok", "missing", "invalid", *METRICS])
+    return pd.DataFrame(out, columns=["id", "scored", "ok", "missing", "invalid", *ALL_METRICS])
 
 
 def factor_values(meta: dict[str, Any], key: str) -> list[Any]:
@@ -211,7 +213,7 @@ def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
             known = sorted({k for m in factors.values() for k in m})
             raise InteropError(f"no SCM has metadata key {key!r}", f"use one of {', '.join(known)}")
     if scms.empty:
-        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *METRICS])
+        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *ALL_METRICS])
     exploded = []
     for rec in scms.to_dict("records"):
         combos: list[tuple[Any, ...]] = [()]
@@ -229,7 +231,7 @@ def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
         scored = group[group["scored"]]
         rec.update(scms=len(group), scored=len(scored), missing=int(group["missing"].sum()),
                    invalid=int(group["invalid"].sum()))
-        for m in METRICS:
+        for m in ALL_METRICS:
             values = pd.to_numeric(scored[m], errors="coerce").dropna()
             rec[m] = float(values.mean()) if len(values) else np.nan
             rec[f"{m}_sd"] = float(values.std(ddof=0)) if len(values) else np.nan
