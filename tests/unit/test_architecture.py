@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scmspec.synthetic",),
     ("scmspec.api",),
     ("scmspec.build",),
-    ("scmspec.render", "scmspec.scoring", "scmspec.authoring"),
+    ("scmspec.render", "scmspec.scoring", "scmspec.authoring", "scmspec.datasets"),
     ("scmspec.cli",),
     ("scmspec", "scmspec.__main__"),
 )
