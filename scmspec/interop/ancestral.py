@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from scmspec.interop.graphs import InteropError, MixedGraph, to_digraph
+from scmspec.interop.graphs import InteropError, MixedGraph, latent_set, to_digraph
 from scmspec.interop.marks import ARROW, TAIL, Edge, MarkGraph
 
 SELECTION_NODE = "__selection__"
@@ -57,12 +57,7 @@ def mag_from_dag(full: MixedGraph, latent: Sequence[str] = (),
         >>> mag_from_dag(c, [], ["c"]).lines()  # selection on a collider
         ['a --- b', 'a --- c', 'b --- c']
     """
-    if not full.is_dag:
-        raise InteropError("the MAG is defined for a DAG; this graph is not one")
-    hidden = set(latent)
-    missing = hidden - set(full.nodes)
-    if missing:
-        raise InteropError(f"latent variables not in the graph: {', '.join(sorted(missing))}")
+    hidden = latent_set(full, latent, "the MAG")
     observed = [n for n in full.nodes if n not in hidden]
     if not hidden and not selection_parents:  # a DAG is its own MAG
         return MarkGraph.from_mixed(MixedGraph.from_dag(

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from scmspec.interop.graphs import InteropError
 from scmspec.interop.marks import ARROW, CIRCLE, TAIL, MarkGraph
-from scmspec.scoring.metrics import prf
+from scmspec.scoring.metrics import aligned, prf
 
 MARK_METRICS = ("arrowhead_precision", "arrowhead_recall", "arrowhead_f1", "tail_precision",
                 "tail_recall", "tail_f1")
@@ -60,16 +59,8 @@ def mark_shd(pred: MarkGraph, truth: MarkGraph) -> int:
         >>> mark_shd(MarkGraph.parse("abc", ["a --> b", "b <-> c"]), t)
         1
     """
-    p, t = pair_edges(pred), pair_edges(_aligned(pred, truth))
+    p, t = pair_edges(pred), pair_edges(aligned(pred, truth))
     return sum(p.get(k) != t.get(k) for k in set(p) | set(t))
-
-
-def _aligned(pred: MarkGraph, truth: MarkGraph) -> MarkGraph:
-    if pred.nodes == truth.nodes:
-        return truth
-    if sorted(pred.nodes) != sorted(truth.nodes):
-        raise InteropError("the prediction and the truth have different variables")
-    return truth.reorder(pred.nodes)
 
 
 def score_marks(pred: MarkGraph, truth: MarkGraph, target: str = "pag") -> dict[str, Any]:
@@ -82,7 +73,7 @@ def score_marks(pred: MarkGraph, truth: MarkGraph, target: str = "pag") -> dict[
         >>> s["f1"], s["shd"], s["arrowhead_recall"], s["tail_precision"]
         (0.4, 2, 0.75, 0.0)
     """
-    truth = _aligned(pred, truth)
+    truth = aligned(pred, truth)
     tp = len(pred.edges & truth.edges)
     out: dict[str, Any] = dict(zip(("precision", "recall", "f1"),
                                    prf(tp, len(pred.edges), len(truth.edges))))

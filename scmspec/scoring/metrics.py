@@ -16,7 +16,8 @@ Conventions (docs/scoring.md has the full text):
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -112,15 +113,27 @@ def shd(pred: MixedGraph, truth: MixedGraph) -> int:
         >>> shd(p, t)
         1
     """
-    return int(np.sum(pair_codes(pred) != pair_codes(_aligned(pred, truth))))
+    return int(np.sum(pair_codes(pred) != pair_codes(aligned(pred, truth))))
 
 
-def _aligned(pred: MixedGraph, truth: MixedGraph) -> MixedGraph:
+class _Graph(Protocol):
+    @property
+    def nodes(self) -> tuple[str, ...]: ...
+
+    def reorder(self, nodes: Sequence[str]) -> Any: ...
+
+
+G = TypeVar("G", bound=_Graph)
+
+
+def aligned(pred: _Graph, truth: G) -> G:
+    """``truth`` over ``pred``'s node order (a MixedGraph or a MarkGraph); refuses graphs over
+    different variables."""
     if pred.nodes == truth.nodes:
         return truth
     if sorted(pred.nodes) != sorted(truth.nodes):
         raise InteropError("the prediction and the truth have different variables")
-    return truth.reorder(pred.nodes)
+    return truth.reorder(pred.nodes)  # type: ignore[no-any-return]
 
 
 def skeleton_counts(pred: MixedGraph, truth: MixedGraph) -> tuple[int, int, int]:
@@ -155,7 +168,7 @@ def score_graph(pred: MixedGraph, true_dag: MixedGraph, target: str = "dag",
     """
     if target not in TARGETS:
         raise InteropError(f"unknown target {target!r}", f"use one of {', '.join(TARGETS)}")
-    truth = _aligned(pred, true_dag)
+    truth = aligned(pred, true_dag)
     if not truth.is_dag:
         raise InteropError("the truth must be a DAG")
     oriented = orient_randomly(pred, seed)
