@@ -18,6 +18,8 @@ import pytest
 from scmspec.interop.formats import read_graph, write_graph
 from scmspec.interop.graphs import MixedGraph
 
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pydot's pyparsing calls
+
 NODES = ["smoking_rate", "tar", "cancer", "age"]
 EDGES = {("smoking_rate", "tar"), ("tar", "cancer"), ("age", "cancer"), ("age", "smoking_rate")}
 
