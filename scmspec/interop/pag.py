@@ -20,12 +20,24 @@ on adversarial graphs, and scmspec graphs have at most a few hundred variables).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from scmspec.interop.marks import ARROW, CIRCLE, NONE, TAIL, MarkGraph
 
-Rule = Callable[[np.ndarray, np.ndarray], bool]
+
+@dataclass
+class _Marks:
+    """The PAG being oriented (``m``), the MAG it comes from (``truth``) and the neighbour
+    lists, computed once: orientation changes marks, never adjacencies."""
+
+    m: np.ndarray
+    truth: np.ndarray
+    nb: list[list[int]]
+
+
+Rule = Callable[[_Marks], bool]
 
 
 def pag_from_mag(mag: MarkGraph) -> MarkGraph:
@@ -40,18 +52,19 @@ def pag_from_mag(mag: MarkGraph) -> MarkGraph:
     if (truth == CIRCLE).any():
         raise ValueError("pag_from_mag takes a MAG (no circle marks)")
     m = np.where(truth != NONE, CIRCLE, NONE).astype(np.int8)
-    _rule0(m, truth)
+    g = _Marks(m, truth, [[int(x) for x in np.flatnonzero(row)] for row in m != NONE])
+    _rule0(g)
     changed = True
     while changed:
         changed = False
         for group in ((_r1, _r2, _r3, _r4), (_r5, _r6, _r7), (_r8, _r9, _r10)):
-            changed |= _fixed_point(m, truth, group)
+            changed |= _fixed_point(g, group)
     return MarkGraph.from_matrix(mag.nodes, m)
 
 
-def _fixed_point(m: np.ndarray, truth: np.ndarray, rules: tuple[Rule, ...]) -> bool:
+def _fixed_point(g: _Marks, rules: tuple[Rule, ...]) -> bool:
     any_change = False
-    while any(rule(m, truth) for rule in rules):
+    while any(rule(g) for rule in rules):
         any_change = True
     return any_change
 
@@ -60,39 +73,38 @@ def _adj(m: np.ndarray, a: int, b: int) -> bool:
     return bool(m[a, b] != NONE)
 
 
-def _neighbours(m: np.ndarray, a: int) -> list[int]:
-    return [int(x) for x in np.flatnonzero(m[a] != NONE)]
-
-
-def _rule0(m: np.ndarray, truth: np.ndarray) -> None:
+def _rule0(g: _Marks) -> None:
     """Unshielded colliders of the MAG: ``a *-> b <-* c`` with a, c non-adjacent."""
+    m, truth = g.m, g.truth
     for b in range(len(m)):
-        nb = _neighbours(m, b)
+        nb = g.nb[b]
         for k, a in enumerate(nb):
             for c in nb[k + 1:]:
                 if not _adj(m, a, c) and truth[a, b] == ARROW and truth[c, b] == ARROW:
                     m[a, b] = m[c, b] = ARROW
 
 
-def _r1(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r1(g: _Marks) -> bool:
     """a *-> b o-* c, a and c non-adjacent  =>  b -> c."""
+    m = g.m
     for b in range(len(m)):
-        for c in _neighbours(m, b):
+        for c in g.nb[b]:
             if m[c, b] != CIRCLE:
                 continue
-            if any(m[a, b] == ARROW and a != c and not _adj(m, a, c) for a in _neighbours(m, b)):
+            if any(m[a, b] == ARROW and a != c and not _adj(m, a, c) for a in g.nb[b]):
                 m[c, b], m[b, c] = TAIL, ARROW
                 return True
     return False
 
 
-def _r2(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r2(g: _Marks) -> bool:
     """a -> b *-> c or a *-> b -> c, and a *-o c  =>  a *-> c."""
+    m = g.m
     for a in range(len(m)):
-        for c in _neighbours(m, a):
+        for c in g.nb[a]:
             if m[a, c] != CIRCLE:
                 continue
-            for b in _neighbours(m, a):
+            for b in g.nb[a]:
                 if b == c or not _adj(m, b, c):
                     continue
                 first = m[b, a] == TAIL and m[a, b] == ARROW and m[b, c] == ARROW
@@ -103,13 +115,14 @@ def _r2(m: np.ndarray, truth: np.ndarray) -> bool:
     return False
 
 
-def _r3(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r3(g: _Marks) -> bool:
     """a *-> b <-* c, a *-o d o-* c, a and c non-adjacent, d *-o b  =>  d *-> b."""
+    m = g.m
     for d in range(len(m)):
-        for b in _neighbours(m, d):
+        for b in g.nb[d]:
             if m[d, b] != CIRCLE:
                 continue
-            cands = [x for x in _neighbours(m, d) if x != b and m[x, d] == CIRCLE
+            cands = [x for x in g.nb[d] if x != b and m[x, d] == CIRCLE
                      and m[x, b] == ARROW]
             for k, a in enumerate(cands):
                 if any(not _adj(m, a, c) for c in cands[k + 1:]):
@@ -118,16 +131,17 @@ def _r3(m: np.ndarray, truth: np.ndarray) -> bool:
     return False
 
 
-def _r4(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r4(g: _Marks) -> bool:
     """A discriminating path <t, ..., a, b, c> for b with b o-* c: b -> c if b is a
     non-collider on it in the MAG, else a <-> b <-> c."""
+    m, truth = g.m, g.truth
     for b in range(len(m)):
-        for c in _neighbours(m, b):
+        for c in g.nb[b]:
             if m[c, b] != CIRCLE:
                 continue
-            for a in _neighbours(m, b):
+            for a in g.nb[b]:
                 if a == c or m[b, a] != ARROW or not _parent(m, a, c) \
-                        or not _discriminating(m, a, b, c):
+                        or not _discriminating(g, a, b, c):
                     continue
                 if truth[a, b] == ARROW and truth[c, b] == ARROW:
                     m[a, b] = m[b, a] = m[c, b] = m[b, c] = ARROW
@@ -142,7 +156,7 @@ def _parent(m: np.ndarray, x: int, c: int) -> bool:
     return bool(m[c, x] == TAIL and m[x, c] == ARROW)
 
 
-def _discriminating(m: np.ndarray, a: int, b: int, c: int) -> bool:
+def _discriminating(g: _Marks, a: int, b: int, c: int) -> bool:
     """Whether a path <t, ..., w, a> exists that makes <t, ..., a, b, c> discriminating for b,
     given a <-* b and a -> c: every node from a back to (not including) t is a collider on the
     path and a parent of c, and t is not adjacent to c.
@@ -151,11 +165,11 @@ def _discriminating(m: np.ndarray, a: int, b: int, c: int) -> bool:
     edge it was entered by (checked on entry), so reachability is path-independent and the
     shortest witness is a simple path.
     """
-    seen, frontier = {a, b, c}, [a]
+    m, seen, frontier = g.m, {a, b, c}, [a]
     while frontier:
         nxt = []
         for w in frontier:
-            for x in _neighbours(m, w):
+            for x in g.nb[w]:
                 if x in seen or m[x, w] != ARROW:  # x *-> w: w is a collider on the path
                     continue
                 if not _adj(m, x, c):
@@ -167,14 +181,15 @@ def _discriminating(m: np.ndarray, a: int, b: int, c: int) -> bool:
     return False
 
 
-def _r5(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r5(g: _Marks) -> bool:
     """a o-o b with an uncovered circle path <a, g, ..., t, b> (a, t and b, g non-adjacent)
     => a -- b and every edge on the path undirected."""
+    m = g.m
     for a in range(len(m)):
-        for b in _neighbours(m, a):
+        for b in g.nb[a]:
             if a > b or not _circle_edge(m, a, b):
                 continue
-            for path in _paths(m, a, b, _circle_edge, first_not_adjacent_to=b):
+            for path in _paths(g, a, b, _circle_edge, first_not_adjacent_to=b):
                 if not _adj(m, a, path[-2]):
                     nodes = [a, *path]
                     for x, y in [(a, b), *zip(nodes, nodes[1:])]:
@@ -183,36 +198,39 @@ def _r5(m: np.ndarray, truth: np.ndarray) -> bool:
     return False
 
 
-def _r6(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r6(g: _Marks) -> bool:
     """a -- b and b o-* c  =>  b --* c."""
+    m = g.m
     for b in range(len(m)):
-        if not any(m[a, b] == TAIL and m[b, a] == TAIL for a in _neighbours(m, b)):
+        if not any(m[a, b] == TAIL and m[b, a] == TAIL for a in g.nb[b]):
             continue
-        for c in _neighbours(m, b):
+        for c in g.nb[b]:
             if m[c, b] == CIRCLE:
                 m[c, b] = TAIL
                 return True
     return False
 
 
-def _r7(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r7(g: _Marks) -> bool:
     """a --o b, b o-* c, a and c non-adjacent  =>  b --* c."""
+    m = g.m
     for b in range(len(m)):
-        tails = [a for a in _neighbours(m, b) if m[b, a] == TAIL and m[a, b] == CIRCLE]
-        for c in _neighbours(m, b):
+        tails = [a for a in g.nb[b] if m[b, a] == TAIL and m[a, b] == CIRCLE]
+        for c in g.nb[b]:
             if m[c, b] == CIRCLE and any(a != c and not _adj(m, a, c) for a in tails):
                 m[c, b] = TAIL
                 return True
     return False
 
 
-def _r8(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r8(g: _Marks) -> bool:
     """a -> b -> c or a --o b -> c, and a o-> c  =>  a -> c."""
+    m = g.m
     for a in range(len(m)):
-        for c in _neighbours(m, a):
+        for c in g.nb[a]:
             if not (m[c, a] == CIRCLE and m[a, c] == ARROW):
                 continue
-            for b in _neighbours(m, a):
+            for b in g.nb[a]:
                 if b != c and _adj(m, b, c) and m[b, a] == TAIL \
                         and m[a, b] in (ARROW, CIRCLE) and m[c, b] == TAIL and m[b, c] == ARROW:
                     m[c, a] = TAIL
@@ -220,28 +238,35 @@ def _r8(m: np.ndarray, truth: np.ndarray) -> bool:
     return False
 
 
-def _r9(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r9(g: _Marks) -> bool:
     """a o-> c with an uncovered potentially directed path <a, b, ..., c>, b and c
     non-adjacent  =>  a -> c."""
+    m = g.m
     for a in range(len(m)):
-        for c in _neighbours(m, a):
+        for c in g.nb[a]:
             if not (m[c, a] == CIRCLE and m[a, c] == ARROW):
                 continue
-            if any(True for _ in _paths(m, a, c, _pd_edge, first_not_adjacent_to=c)):
+            if any(True for _ in _paths(g, a, c, _pd_edge, first_not_adjacent_to=c)):
                 m[c, a] = TAIL
                 return True
     return False
 
 
-def _r10(m: np.ndarray, truth: np.ndarray) -> bool:
+def _r10(g: _Marks) -> bool:
     """a o-> c, b -> c <- t, uncovered p.d. paths from a to b and to t whose first nodes
     (after a) differ and are non-adjacent  =>  a -> c."""
+    m = g.m
     for a in range(len(m)):
-        for c in _neighbours(m, a):
+        for c in g.nb[a]:
             if not (m[c, a] == CIRCLE and m[a, c] == ARROW):
                 continue
-            parents = [x for x in _neighbours(m, c) if x != a and _parent(m, x, c)]
-            firsts = {x: {p[0] for p in _paths(m, a, x, _pd_edge, direct=True)}
+            parents = [x for x in g.nb[c] if x != a and _parent(m, x, c)]
+            if len(parents) < 2:
+                continue
+            starts = [u for u in g.nb[a] if _pd_edge(m, a, u)]
+            firsts = {x: {u for u in starts  # one path per first node suffices: stop there
+                          if any(True for _ in _paths(g, a, x, _pd_edge, direct=True,
+                                                      first_is=u))}
                       for x in parents}
             for k, b in enumerate(parents):
                 for t in parents[k + 1:]:
@@ -260,14 +285,16 @@ def _pd_edge(m: np.ndarray, x: int, y: int) -> bool:
     return bool(m[y, x] != ARROW and m[x, y] != TAIL)
 
 
-def _paths(m: np.ndarray, start: int, end: int, ok: Callable[[np.ndarray, int, int], bool],
-           first_not_adjacent_to: int | None = None, direct: bool = False
-           ) -> Iterator[list[int]]:
+def _paths(g: _Marks, start: int, end: int, ok: Callable[[np.ndarray, int, int], bool],
+           first_not_adjacent_to: int | None = None, direct: bool = False,
+           first_is: int | None = None) -> Iterator[list[int]]:
     """Uncovered simple paths ``start, p[0], ..., p[-1] == end`` whose edges all pass ``ok``;
     yields the nodes after ``start``. The direct edge counts only with ``direct``. With
-    ``first_not_adjacent_to``, the first node must not be adjacent to that node."""
+    ``first_not_adjacent_to``, the first node must not be adjacent to that node; with
+    ``first_is``, it must be that node."""
+    m = g.m
     stack: list[tuple[list[int], set[int]]] = []
-    for first in _neighbours(m, start):
+    for first in g.nb[start] if first_is is None else [first_is]:
         if not ok(m, start, first):
             continue
         if first == end:
@@ -280,7 +307,7 @@ def _paths(m: np.ndarray, start: int, end: int, ok: Callable[[np.ndarray, int, i
     while stack:
         path, on = stack.pop()
         last, prev = path[-1], (path[-2] if len(path) > 1 else start)
-        for nxt in _neighbours(m, last):
+        for nxt in g.nb[last]:
             if nxt in on or not ok(m, last, nxt) or _adj(m, prev, nxt):
                 continue  # simple, edge type, and uncovered: <prev, last, nxt> unshielded
             if nxt == end:
