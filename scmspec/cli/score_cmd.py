@@ -51,7 +51,8 @@ def score_command(
             result = score_pool(pool, preds, options, by or [])
             if rows:
                 result.rows.to_csv(rows, index=False, lineterminator="\n")
-            echo(json.dumps(result.to_json(), indent=2) if as_json else pool_report(result))
+            doc = {"target": target, "convention": convention, **result.to_json()}
+            echo(json.dumps(doc, indent=2) if as_json else pool_report(result))
         else:
             metrics = score_file(pred, truth, options)  # type: ignore[arg-type]
             echo(json.dumps(metrics, indent=2) if as_json else single_report(metrics))

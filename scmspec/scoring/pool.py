@@ -25,7 +25,8 @@ from scmspec.interop.graphs import InteropError
 from scmspec.interop.marks import MarkGraph
 from scmspec.interop.predictions import PREDICTION_SUFFIXES, read_marks
 from scmspec.interop.truth import GroundTruth, load_truth, scm_folders
-from scmspec.scoring.targets import ALL_METRICS, check_options, score_prediction
+from scmspec.scoring.targets import ALL_METRICS as METRICS  # every metric a row can carry
+from scmspec.scoring.targets import check_options, score_prediction
 
 MISSING_RULES = ("skip", "empty")
 
@@ -64,8 +65,7 @@ class PoolScore:
         def records(df: pd.DataFrame) -> list[dict[str, Any]]:
             return [{k: _plain(v) for k, v in r.items()} for r in df.to_dict("records")]
 
-        return {"target": self.target, "convention": self.convention, "by": self.by,
-                "counts": self.counts(), "groups": records(self.groups),
+        return {"by": self.by, "counts": self.counts(), "groups": records(self.groups),
                 "scms": records(self.scms), "rows": records(self.rows)}
 
 
@@ -124,7 +124,7 @@ def score_pool(data_dir: Path, preds: Path, options: ScoreOptions = ScoreOptions
     return PoolScore(table, scms, groups, list(by), options.target, options.convention)
 
 
-ROW_COLUMNS = ["id", "replicate", "status", "file", "detail", *ALL_METRICS, "pred_undirected"]
+ROW_COLUMNS = ["id", "replicate", "status", "file", "detail", *METRICS, "pred_undirected"]
 
 
 def score_one(truth: GroundTruth, label: str, path: Path | None, preds: Path,
@@ -150,7 +150,7 @@ def score_one(truth: GroundTruth, label: str, path: Path | None, preds: Path,
         except InteropError as exc:  # e.g. a bidirected edge under --convention gcastle
             row.update(status="invalid", detail=exc.message)
             return row
-        row.update({k: metrics.get(k) for k in (*ALL_METRICS, "pred_undirected")})
+        row.update({k: metrics.get(k) for k in (*METRICS, "pred_undirected")})
     return row
 
 
@@ -170,16 +170,16 @@ def per_scm(rows: pd.DataFrame) -> pd.DataFrame:
     """Replicate-averaged metrics per SCM plus its ok / missing / invalid counts."""
     out = []
     for scm_id, group in rows.groupby("id", sort=False):
-        scored = group[group[ALL_METRICS[0]].notna()]
+        scored = group[group[METRICS[0]].notna()]
         rec: dict[str, Any] = {"id": scm_id, "scored": len(scored) > 0,
                                "ok": int((group["status"] == "ok").sum()),
                                "missing": int((group["status"] == "missing").sum()),
                                "invalid": int((group["status"] == "invalid").sum())}
-        for m in ALL_METRICS:
+        for m in METRICS:
             values = pd.to_numeric(scored[m], errors="coerce")
             rec[m] = float(values.mean()) if values.notna().any() else np.nan
         out.append(rec)
-    return pd.DataFrame(out, columns=["id", "scored", "ok", "missing", "invalid", *ALL_METRICS])
+    return pd.DataFrame(out, columns=["id", "scored", "ok", "missing", "invalid", *METRICS])
 
 
 def factor_values(meta: dict[str, Any], key: str) -> list[Any]:
@@ -213,7 +213,7 @@ def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
             known = sorted({k for m in factors.values() for k in m})
             raise InteropError(f"no SCM has metadata key {key!r}", f"use one of {', '.join(known)}")
     if scms.empty:
-        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *ALL_METRICS])
+        return pd.DataFrame(columns=[*by, "scms", "scored", "missing", "invalid", *METRICS])
     exploded = []
     for rec in scms.to_dict("records"):
         combos: list[tuple[Any, ...]] = [()]
@@ -231,7 +231,7 @@ def aggregate(scms: pd.DataFrame, factors: dict[str, dict[str, Any]],
         scored = group[group["scored"]]
         rec.update(scms=len(group), scored=len(scored), missing=int(group["missing"].sum()),
                    invalid=int(group["invalid"].sum()))
-        for m in ALL_METRICS:
+        for m in METRICS:
             values = pd.to_numeric(scored[m], errors="coerce").dropna()
             rec[m] = float(values.mean()) if len(values) else np.nan
             rec[f"{m}_sd"] = float(values.std(ddof=0)) if len(values) else np.nan
