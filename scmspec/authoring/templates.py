@@ -267,8 +267,9 @@ def skeleton(family: str, domain: str, name: str, schema: str | None = None,
              file: str = "CARD.yaml") -> str:
     """The commented skeleton card text for ``family``.
 
-    ``schema`` is the path of ``docs/card.schema.json`` relative to the card (an editor
-    hint line), ``file`` the path shown in the header's validate command.
+    ``schema`` is where the editor hint line points (see
+    :func:`scmspec.authoring.schema_ref.schema_reference`), ``file`` the path shown in the
+    header's validate command.
 
     Example:
         >>> text = skeleton("semantic", "public health", "sem_demo")

@@ -1,13 +1,16 @@
 """The ``scmspec`` command line: one module per command, each a thin shell over the API.
 
-Exit codes: 0 ok; 1 card errors or blocking gate failures (diagnostics on
-stderr); 2 usage errors (from Click); 70 internal error (a bug: traceback shown).
+Exit codes, the same for every command (docs/errors.md): 0 ok; 1 card errors, blocking
+gate failures, failed runs, or an input that exists but cannot be used; 2 usage: an
+unknown option, a bad value, or an input path that does not exist; 70 internal error
+(a bug: traceback shown).
 """
 
 from __future__ import annotations
 
 import sys
 import traceback
+from typing import Annotated
 
 import typer
 
@@ -29,9 +32,26 @@ from scmspec.cli import (
     synth_cmd,
     validate_cmd,
 )
+from scmspec.cli.help import App
+from scmspec.version import __version__
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Compile structural-causal-model cards into samplers, datasets and gates.")
+app = App(add_completion=True, no_args_is_help=True, pretty_exceptions_enable=False,
+          help="Compile structural-causal-model cards into samplers, datasets and gates.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"scmspec {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Compile structural-causal-model cards into samplers, datasets and gates."""
+
+
 app.command("compile")(compile_cmd.compile_command)
 app.command("validate")(validate_cmd.validate_command)
 app.command("schema")(schema_cmd.schema_command)

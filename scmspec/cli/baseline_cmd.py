@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -15,12 +15,13 @@ Opt = typer.Option
 
 
 def baseline_command(
-    data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM")],
+    data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM",
+                                             exists=True)],
     out: Annotated[Path, Opt("--out", "-o", help="prediction folder for scmspec score --preds")],
-    method: Annotated[str, Opt(help="pc | ges")] = "pc",
-    test: Annotated[str, Opt(help="PC independence test: fisherz | kci")] = "fisherz",
+    method: Annotated[Literal["pc", "ges"], Opt(help="causal-learn method")] = "pc",
+    test: Annotated[Literal["fisherz", "kci"], Opt(help="PC independence test")] = "fisherz",
     alpha: Annotated[float, Opt(help="PC significance level")] = 0.05,
-    split: Annotated[str, Opt(help="obs | obsint (pooled rows)")] = "obs",
+    split: Annotated[Literal["obs", "obsint"], Opt(help="obsint pools obs and int rows")] = "obs",
     max_rows: Annotated[int | None, Opt(help="use only the first N rows (KCI is O(n^3))")] = None,
 ) -> None:
     """Run PC or GES (causal-learn) on every replicate; write <id>/rep-<r>.csv predictions."""

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
 from scmspec.build.cards import CardResult
-from scmspec.build.driver import EXECUTORS, BuildReport, OutputError, compile_cards
+from scmspec.build.driver import BuildReport, OutputError, compile_cards
 from scmspec.build.progress import card_progress, wanted
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 from scmspec.effects.write import EffectOptions
 
 
 def compile_command(
-    paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)")],
+    paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)",
+                                                exists=True)],
     out: Annotated[Path, typer.Option("--out", "-o", help="output folder")] = Path("data"),
     seed: Annotated[int | None, typer.Option(help="override every card's seed")] = None,
     n_obs: Annotated[int | None, typer.Option(help="rows of the obs split")] = None,
@@ -27,7 +28,8 @@ def compile_command(
         help="grid cards: compile a slice, e.g. 'graph=collider_rich,d=30'")] = None,
     workers: Annotated[int, typer.Option("--workers", "-j", min=1,
                                          help="local worker processes")] = 1,
-    executor: Annotated[str, typer.Option(help="local | dask (docs/scaling.md)")] = "local",
+    executor: Annotated[Literal["local", "dask"], typer.Option(
+        help="where cards run (docs/scaling.md)")] = "local",
     scheduler: Annotated[str | None, typer.Option(
         help="Dask scheduler address, e.g. tcp://host:8786")] = None,
     force: Annotated[bool, typer.Option(help="rebuild even unchanged cards")] = False,
@@ -42,11 +44,6 @@ def compile_command(
         min=100, max=1_000_000, help="rows of the effect run (with --effects)")] = 20_000,
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        raise typer.BadParameter(f"no such file or folder: {', '.join(map(str, missing))}")
-    if executor not in EXECUTORS:
-        raise typer.BadParameter(f"--executor must be one of {', '.join(EXECUTORS)}")
     overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     try:
         with card_progress(wanted(progress)) as bar:

@@ -8,18 +8,24 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.export import EXPORT_FORMATS, export
+from scmspec.interop.export import EXPORT_FORMATS, expand_formats, export
 from scmspec.interop.graphs import InteropError
 
 
 def export_command(
-    data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM")],
+    data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM",
+                                             exists=True)],
     to: Annotated[list[str], typer.Option("--to", help=f"{', '.join(EXPORT_FORMATS)} or all "
                                           "(repeat for several)")],
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="output folder [default: DATA_DIR-export beside DATA_DIR]")] = None,
 ) -> None:
-    """Export ground-truth graphs (DAG, CPDAG, full DAG, ADMG) and data; see docs/interop.md."""
+    """Export ground-truth graphs (DAG, CPDAG, full DAG, ADMG, MAG, PAG) and data; see
+    docs/interop.md."""
+    try:
+        expand_formats(to)
+    except InteropError as exc:
+        raise typer.BadParameter(exc.render().removeprefix("error: ")) from None
     target = out or data_dir.parent / f"{data_dir.resolve().name}-export"
     try:
         results = export(data_dir, to, target)

@@ -7,7 +7,6 @@ overwritten (exit 1).
 
 from __future__ import annotations
 
-import os
 import re
 from enum import Enum
 from pathlib import Path
@@ -15,11 +14,10 @@ from typing import Annotated
 
 import typer
 
+from scmspec.authoring.schema_ref import schema_reference
 from scmspec.authoring.templates import domain_note, skeleton
 from scmspec.cli.common import echo
 from scmspec.compiler.spec import ID_PATTERN
-
-SCHEMA = Path("docs") / "card.schema.json"
 
 
 class CardFamily(str, Enum):
@@ -48,6 +46,9 @@ def new_command(
     domain: Annotated[str, typer.Option(help="domain, e.g. 'public health'")],
     out: Annotated[Path | None, typer.Option(help="folder to write into",
                                                 show_default="cards/FAMILY/DOMAIN_SLUG")] = None,
+    schema: Annotated[str | None, typer.Option(
+        help="the schema line's target (a URL or path)",
+        show_default="docs/card.schema.json in a checkout, else the installed copy")] = None,
 ) -> None:
     """Write a commented skeleton card that validates out of the box; refuse to overwrite."""
     folder = out if out is not None else Path("cards") / family.value / _slug(domain)
@@ -56,10 +57,14 @@ def new_command(
         typer.echo(f"scmspec new: {path} already exists; not overwriting it (choose another "
                    "NAME or --out folder, or delete the file first)", err=True)
         raise typer.Exit(1)
-    schema = os.path.relpath(SCHEMA.resolve(), folder.resolve()) if SCHEMA.is_file() else None
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(skeleton(family.value, domain, name, schema, path.as_posix()),
-                    encoding="utf-8")
+    schema = schema or schema_reference(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(skeleton(family.value, domain, name, schema, path.as_posix()),
+                        encoding="utf-8")
+    except OSError as exc:
+        typer.echo(f"scmspec new: cannot write {path}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
     if note := domain_note(family.value, domain):
         typer.echo(note, err=True)
     echo(f"wrote {path}\nnext: edit it, then run  scmspec validate {path}")

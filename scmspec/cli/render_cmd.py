@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo, print_diagnostics
-from scmspec.render.figures import render_paths
+from scmspec.render.figures import FigureFormatError, figure_format, render_paths
 from scmspec.render.graphviz import GraphvizNotFound
 
 
@@ -20,18 +20,24 @@ class FigureFormat(str, Enum):
     dot = "dot"
 
 
-OUT_HELP = "figure file (one card), or folder (a folder of cards; default figures/)"
+OUT_HELP = ("figure file (one card; its suffix .svg/.png/.pdf/.dot sets the format), or folder "
+            "(a folder of cards; default figures/)")
 
 
 def render_command(
     path: Annotated[Path, typer.Argument(help="a card file, or a folder of cards", exists=True)],
     out: Annotated[Path | None, typer.Option("--out", "-o", help=OUT_HELP)] = None,
-    fmt: Annotated[FigureFormat, typer.Option("--format", "-f")] = FigureFormat.svg,
+    fmt: Annotated[FigureFormat | None, typer.Option(
+        "--format", "-f", help="default: the suffix of -o, else svg")] = None,
     edge_labels: Annotated[bool, typer.Option(help="label edges with mechanism families")] = False,
 ) -> None:
     """Draw each card's graph: roles, latent and intervenable nodes, selection, units, legend."""
     try:
-        results = render_paths(path, out, fmt.value, edge_labels)
+        chosen = figure_format(out, fmt.value if fmt else None, path.is_dir())
+    except FigureFormatError as exc:
+        raise typer.BadParameter(exc.message, param_hint="'--out' / '--format'") from None
+    try:
+        results = render_paths(path, out, chosen, edge_labels)
     except GraphvizNotFound as exc:
         typer.echo(f"scmspec render: {exc.message}", err=True)
         raise typer.Exit(1) from None

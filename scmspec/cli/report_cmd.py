@@ -13,7 +13,8 @@ from scmspec.render.report import ReportInputError, build_report
 
 
 def report_command(
-    data_dir: Annotated[Path, typer.Argument(help="folder written by `scmspec compile`")],
+    data_dir: Annotated[Path, typer.Argument(help="folder written by `scmspec compile`",
+                                             exists=True)],
     out: Annotated[Path, typer.Option("--out", "-o", help="site folder")] = Path("site"),
 ) -> None:
     """Build an offline HTML catalogue: index table, one page per SCM, figures and plots."""

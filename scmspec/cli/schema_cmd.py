@@ -17,6 +17,10 @@ def schema_command(
     text = export_schema()
     if out is None:
         typer.echo(text, nl=False)
-    else:
+        return
+    try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
+    except OSError as exc:  # a folder in the way, no permission: the user's to fix
+        typer.echo(f"scmspec schema: cannot write {out}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None

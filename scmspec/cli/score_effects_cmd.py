@@ -18,10 +18,13 @@ Opt = typer.Option
 
 
 def score_effects_command(
-    pred: Annotated[Path | None, typer.Argument(help="predicted effects (CSV)")] = None,
-    truth: Annotated[Path | None, Opt("--truth", help="compiled SCM folder DATA_DIR/ID")] = None,
-    pool: Annotated[Path | None, Opt("--pool", help="compiled pool DATA_DIR")] = None,
-    preds: Annotated[Path | None, Opt("--preds", help="folder of <id>.csv predictions")] = None,
+    pred: Annotated[Path | None, typer.Argument(help="predicted effects (CSV)",
+                                                exists=True)] = None,
+    truth: Annotated[Path | None, Opt("--truth", help="compiled SCM folder DATA_DIR/ID",
+                                      exists=True)] = None,
+    pool: Annotated[Path | None, Opt("--pool", help="compiled pool DATA_DIR", exists=True)] = None,
+    preds: Annotated[Path | None, Opt("--preds", help="folder of <id>.csv predictions",
+                                      exists=True)] = None,
     by: Annotated[list[str] | None, Opt("--by", help="metadata key to slice by")] = None,
     as_json: Annotated[bool, Opt("--json", help="print JSON")] = False,
     rows: Annotated[Path | None, Opt("--rows", help="write per-prediction rows (CSV)")] = None,

@@ -13,7 +13,8 @@ from scmspec.synthetic.grid.writer import write_cards
 
 
 def synth_command(
-    grid: Annotated[Path, typer.Argument(help="a grid card (*.grid.yaml)")],
+    grid: Annotated[Path, typer.Argument(help="a grid card (*.grid.yaml)", exists=True,
+                                         dir_okay=False)],
     out: Annotated[Path, typer.Option("--out", "-o", help="folder for the expanded cards")],
     select: Annotated[str | None, typer.Option(
         help="a slice, e.g. 'graph=collider_rich,d=30' (docs/synthetic.md)")] = None,
@@ -21,8 +22,6 @@ def synth_command(
         help="write fully materialised cards (every parameter) instead of factor cards")] = False,
 ) -> None:
     """Write each configuration of a grid card as its own YAML card (frozen, regenerable)."""
-    if not grid.is_file():
-        raise typer.BadParameter(f"no such file: {grid}")
     try:
         written, failed = write_cards(grid, out, select, materialize)
     except CardError as exc:

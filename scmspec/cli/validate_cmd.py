@@ -13,7 +13,8 @@ from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 
 
 def validate_command(
-    paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)")],
+    paths: Annotated[list[Path], typer.Argument(help="card files or folders (recursive)",
+                                                exists=True)],
     as_json: Annotated[bool, typer.Option("--json", help="emit JSON records")] = False,
     seed: Annotated[int | None, typer.Option(help="override every card's seed")] = None,
     replicates: Annotated[int, typer.Option(help="replicates to sample for data gates")] = 1,

@@ -36,7 +36,7 @@ import pandas as pd
 from scmspec.evaluation.methods import Method, command_argv
 from scmspec.evaluation.random_regress import standardise
 from scmspec.interop.graphs import InteropError, MixedGraph
-from scmspec.interop.predictions import matrix_graph, read_prediction
+from scmspec.interop.predictions import liberal, matrix_marks, read_prediction
 
 STATUSES = ("ok", "failed", "timed_out", "invalid_output")
 SPLIT_FILES = {"obs": "obs.csv", "obsint": "obsint.csv"}
@@ -172,7 +172,7 @@ def matrix_output(folder: Path, columns: list[str], encoding: str) -> MixedGraph
     names, rows = labels.get("columns"), labels.get("index")
     if names is not None and rows is not None and rows != names and sorted(rows) == sorted(names):
         matrix = matrix[[rows.index(n) for n in names]]
-    return matrix_graph(matrix, names, columns, encoding)
+    return liberal(matrix_marks(matrix, names, columns, encoding))
 
 
 def _write_prediction(graph: MixedGraph, final: Path) -> None:

@@ -30,8 +30,13 @@ CONVENTIONS = {
     "adjacency": "row i, column j is 1 iff i -> j",
     "cpdag": "A[i,j]=1, A[j,i]=0 is i -> j; A[i,j]=A[j,i]=1 is i -- j",
     "admg": "two matrices: <name>_directed.csv (i -> j) and <name>_bidirected.csv (symmetric)",
-    "causal-learn": "M[i,j] is the endpoint mark at i: -1 tail, 1 arrow; i -> j is M[i,j]=-1, "
-                    "M[j,i]=1; i -- j both -1; i <-> j both 1; i -> j plus i <-> j is 4/5",
+    "causal-learn": "M[i,j] is the endpoint mark at i: -1 tail, 1 arrow, 2 circle; i -> j is "
+                    "M[i,j]=-1, M[j,i]=1; i -- j both -1; i <-> j both 1; i o-> j is M[i,j]=2, "
+                    "M[j,i]=1; i -> j plus i <-> j is 4/5",
+    "mag": "maximal ancestral graph: latent variables and selection folded in; i -- j means "
+           "both are ancestors of the selection",
+    "pag": "pag.txt: one edge per line, a mark at each end: '-' tail, '<'/'>' arrowhead, 'o' "
+           "circle (a o-> b); the MAG's Markov equivalence class, what FCI estimates",
     "regime": "0 = observational row; k >= 1 = k-th distinct target set (see regimes.json)",
 }
 
@@ -62,8 +67,6 @@ def expand_formats(formats: Sequence[str]) -> list[str]:
 def export(data_dir: Path, formats: Sequence[str], out: Path) -> list[ExportResult]:
     """Export every SCM under ``data_dir`` into ``out``; also writes ``out/export.json``."""
     chosen = expand_formats(formats)
-    if "parquet" in chosen:
-        _require_pyarrow()
     results = [export_one(folder, chosen, out) for folder in scm_folders(Path(data_dir))]
     index = {"format": "scmspec.export/1", "formats": chosen, "conventions": CONVENTIONS,
              "scms": {r.id: {"files": r.files, "skipped": r.skipped} for r in results}}
@@ -79,7 +82,8 @@ def export_one(folder: Path, formats: Sequence[str], out: Path) -> ExportResult:
     res = ExportResult(truth.id)
     target.mkdir(parents=True, exist_ok=True)
     doc = {**truth.statement(), "status": truth.metadata.get("status"),
-           "graphs": list(graph_kinds(truth)), "conventions": CONVENTIONS}
+           "graphs": [*graph_kinds(truth), *(("pag",) if truth.has_projection else ())],
+           "conventions": CONVENTIONS}
     _add(res, out, _json(target / "truth.json", doc))
     for fmt in formats:
         if fmt in GRAPH_EXPORTS:
@@ -93,8 +97,11 @@ def export_one(folder: Path, formats: Sequence[str], out: Path) -> ExportResult:
 
 
 def graph_kinds(truth: GroundTruth) -> tuple[str, ...]:
-    """dag, cpdag and full always; admg when the card has latent variables or selection."""
-    return ("dag", "cpdag", "full", "admg") if truth.has_projection else ("dag", "cpdag", "full")
+    """dag, cpdag and full always; admg and mag (and pag, written as text) when the card has
+    latent variables or selection."""
+    if truth.has_projection:
+        return ("dag", "cpdag", "full", "admg", "mag")
+    return ("dag", "cpdag", "full")
 
 
 def _export_graphs(truth: GroundTruth, fmt: str, folder: Path, res: ExportResult,
@@ -106,6 +113,11 @@ def _export_graphs(truth: GroundTruth, fmt: str, folder: Path, res: ExportResult
             res.skipped.append(f"graphs/{kind}{SUFFIX[fmt]}: {fmt} holds DAGs only")
             continue
         _add(res, out, *write_graph(g, folder / kind, fmt, attrs, {"id": truth.id, "graph": kind}))
+    pag = folder / "pag.txt"
+    if truth.has_projection and pag.relative_to(out).as_posix() not in res.files:
+        folder.mkdir(parents=True, exist_ok=True)  # one text file, whatever the graph formats
+        pag.write_text("\n".join(truth.pag.lines()) + "\n", encoding="utf-8")
+        _add(res, out, pag)
 
 
 def _add(res: ExportResult, out: Path, *paths: Path) -> None:
@@ -167,14 +179,6 @@ def _table(frame: pd.DataFrame, stem: Path, fmt: str) -> Path:
     return path
 
 
-def _require_pyarrow() -> None:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise InteropError("Parquet export needs pyarrow, which is not installed",
-                           "pip install 'scmspec[interop]' (or pip install pyarrow)") from None
-
-
 # -- toolkit layouts -------------------------------------------------------------------------
 def _nodes(truth: GroundTruth, folder: Path) -> Path:
     return _json(folder / "nodes.json", list(truth.observed))
@@ -183,10 +187,12 @@ def _nodes(truth: GroundTruth, folder: Path) -> Path:
 def _export_causallearn(truth: GroundTruth, src: Path, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     files = [_nodes(truth, folder)]
-    for kind in ("dag", "cpdag", *(("admg",) if truth.has_projection else ())):
+    for kind in ("dag", "cpdag", *(("admg", "mag") if truth.has_projection else ())):
         path = folder / f"true_{kind}.npy"
         np.save(path, to_causallearn(graph_of(truth, kind)))
         files.append(path)
+    if truth.has_projection:  # circles kept: FCI's G.graph encoding
+        files.append(_npy(folder / "true_pag.npy", truth.pag.to_causallearn()))
     for rep in replicate_folders(src):
         data, sub = read_replicate(rep), folder / rep.name
         sub.mkdir(exist_ok=True)

@@ -197,8 +197,22 @@ def _unq(s: str) -> str:
 
 
 def to_dot(g: MixedGraph, name: str = "G") -> str:
-    """Graphviz DOT: every node declared, then one line per edge."""
-    lines = [f"digraph {_q(name)} {{"]
+    """Graphviz DOT: every node declared, then one line per edge.
+
+    The graph is anonymous (``digraph {``), its name kept in the ``comment`` attribute: DoWhy
+    recognises a DOT string by ``graph`` followed by ``{`` and rejects ``digraph "dag" {``. No
+    ``//`` comments either, since DoWhy joins the lines of a DOT string into one.
+
+    Example:
+        >>> print(to_dot(MixedGraph.from_dag("ab", [[0, 1], [0, 0]]), "dag"), end="")
+        digraph {
+          graph [comment="dag"];
+          "a";
+          "b";
+          "a" -> "b";
+        }
+    """
+    lines = ["digraph {", f"  graph [comment={_q(name)}];"]
     lines += [f"  {_q(n)};" for n in g.nodes]
     lines += [f"  {_q(a)} -> {_q(b)}{_DOT_ATTRS[t]};" for a, b, t in g.edges()]
     return "\n".join(lines + ["}"]) + "\n"

@@ -229,12 +229,7 @@ def latent_projection(full: MixedGraph, latent: Sequence[str]) -> MixedGraph:
         >>> list(latent_projection(g, ["u"]).edges())
         [('a', 'b', 'bidirected')]
     """
-    if not full.is_dag:
-        raise InteropError("the latent projection is defined for a DAG; this graph is not one")
-    hidden = set(latent)
-    unknown = hidden - set(full.nodes)
-    if unknown:
-        raise InteropError(f"latent variables not in the graph: {', '.join(sorted(unknown))}")
+    hidden = latent_set(full, latent, "the latent projection")
     g = to_digraph(full)
     observed = [n for n in full.nodes if n not in hidden]
     index = {n: k for k, n in enumerate(observed)}
@@ -250,6 +245,25 @@ def latent_projection(full: MixedGraph, latent: Sequence[str]) -> MixedGraph:
             if sources[a] & sources[b]:
                 bidirected[index[a], index[b]] = bidirected[index[b], index[a]] = 1
     return MixedGraph.build(observed, directed=directed, bidirected=bidirected)
+
+
+def latent_set(full: MixedGraph, latent: Sequence[str], what: str) -> set[str]:
+    """The latent names as a set, after checking that ``full`` is a DAG holding all of them
+    (``what`` names the graph being built, for the message).
+
+    Example:
+        >>> latent_set(MixedGraph.from_dag("ab", [[0, 1], [0, 0]]), ["z"], "the MAG")
+        Traceback (most recent call last):
+        ...
+        scmspec.interop.graphs.InteropError: latent variables not in the graph: z
+    """
+    if not full.is_dag:
+        raise InteropError(f"{what} is defined for a DAG; this graph is not one")
+    hidden = set(latent)
+    unknown = hidden - set(full.nodes)
+    if unknown:
+        raise InteropError(f"latent variables not in the graph: {', '.join(sorted(unknown))}")
+    return hidden
 
 
 def _reach(step: object, start: str, hidden: set[str]) -> set[str]:

@@ -16,7 +16,7 @@ from scmspec.interop.formats import to_nx
 from scmspec.interop.graphs import InteropError, MixedGraph
 from scmspec.interop.truth import GroundTruth, load_truth
 
-GRAPH_KINDS = ("dag", "cpdag", "full", "admg")
+GRAPH_KINDS = ("dag", "cpdag", "full", "admg", "mag")
 
 
 def truth_of(source: object) -> GroundTruth:
@@ -28,6 +28,8 @@ def graph_of(truth: GroundTruth, kind: str) -> MixedGraph:
     """One of the ground-truth graphs by name (see :data:`GRAPH_KINDS`)."""
     if kind not in GRAPH_KINDS:
         raise InteropError(f"unknown graph {kind!r}", f"use one of {', '.join(GRAPH_KINDS)}")
+    if kind == "mag":  # a MAG has no circles, so it is a mixed graph (-- for selection)
+        return truth.mag.to_mixed()
     return getattr(truth, kind)  # type: ignore[no-any-return]
 
 

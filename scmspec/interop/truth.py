@@ -1,10 +1,12 @@
-"""Ground truth of one compiled SCM: the observed DAG, its CPDAG, the full DAG and the ADMG.
+"""Ground truth of one compiled SCM: the observed DAG, its CPDAG, the full DAG, the ADMG, the
+MAG and the PAG.
 
 Reads a compiled SCM folder (``DATA_DIR/<id>/`` with ``metadata.json`` and ``graph/``) or takes an
 in-memory :class:`scmspec.SCM`, and derives every graph the interop and scoring layers need.
 The observed DAG is ``graph/adjacency.csv`` (the full DAG restricted to observed variables);
-the ADMG is the latent projection of ``graph/adjacency_full.csv``; selection is never folded
-into a graph, only stated (see :data:`SELECTION_STATEMENT`).
+the ADMG is the latent projection of ``graph/adjacency_full.csv`` (it ignores selection); the
+MAG folds in both latent variables and selection (the variables the condition reads), and the
+PAG is the MAG's Markov equivalence class, the target of FCI (see :data:`SELECTION_STATEMENT`).
 """
 
 from __future__ import annotations
@@ -18,19 +20,25 @@ from typing import Any
 
 import pandas as pd
 
+from scmspec.interop.ancestral import mag_from_dag
 from scmspec.interop.graphs import InteropError, MixedGraph, cpdag, latent_projection
+from scmspec.interop.marks import MarkGraph
+from scmspec.interop.pag import pag_from_mag
 
 SELECTION_STATEMENT = (
     "The data are conditioned on the selection condition (only rows where it holds are kept). "
-    "No graph here encodes selection: the DAG, CPDAG and ADMG are the causal graphs before "
-    "selection, the ADMG ignores selection, and the selection variables are listed. A MAG/PAG "
-    "with selection is not exported."
+    "The DAG, CPDAG and ADMG are the causal graphs before selection (the ADMG ignores "
+    "selection). The "
+    "MAG and PAG encode selection: a selection node, child of the variables the condition "
+    "reads, is conditioned on, so an ancestor of it has a tail mark (an undirected edge when "
+    "both ends are)."
 )
 LATENT_STATEMENT = (
     "The observed DAG is the full DAG restricted to observed variables (paths through latent "
     "variables are dropped); the CPDAG is that DAG's Markov equivalence class. With latent "
-    "variables the observed distribution need not be Markov to either: use the ADMG "
-    "(latent projection) for what is identifiable from observed data."
+    "variables the observed distribution need not be Markov to either: use the MAG (or its "
+    "equivalence class, the PAG, which FCI estimates) for the independences of the observed "
+    "data, and the ADMG (latent projection) for the causal structure among observed variables."
 )
 
 
@@ -43,6 +51,8 @@ class GroundTruth:
         >>> t = GroundTruth("demo", ("x", "y"), full, ("u",))
         >>> list(t.dag.edges()), sorted(t.admg.edges())
         ([('x', 'y', 'directed')], [('x', 'y', 'bidirected'), ('x', 'y', 'directed')])
+        >>> t.mag.lines(), t.pag.lines()
+        (['x --> y'], ['x o-o y'])
     """
 
     id: str
@@ -67,6 +77,18 @@ class GroundTruth:
     def admg(self) -> MixedGraph:
         """Latent projection onto the observed variables (equals the DAG without latents)."""
         return latent_projection(self.full, self.latent).reorder(self.observed)
+
+    @cached_property
+    def mag(self) -> MarkGraph:
+        """The maximal ancestral graph over the observed variables, latent variables and
+        selection folded in (equals the DAG without either)."""
+        return mag_from_dag(self.full, self.latent, self.selection_variables).reorder(
+            self.observed)
+
+    @cached_property
+    def pag(self) -> MarkGraph:
+        """The PAG: the MAG's Markov equivalence class, what FCI estimates from data."""
+        return pag_from_mag(self.mag)
 
     @property
     def has_projection(self) -> bool:

@@ -6,7 +6,10 @@ family and status (also from the query string:
 ``index.html?q=text&family=f&status=s&sort=d&order=desc``), and, on every page, checks that
 each ``<img>`` decoded (``naturalWidth > 0``) and records the outcome on the
 ``<html>`` element (``data-images="ok"`` or ``"broken"``) and in the title, so a
-headless browser's DOM dump proves the figures loaded.
+headless browser's DOM dump proves the figures loaded. It also records what is wider than its
+box (``data-overflow``: tables that would need horizontal scrolling, or ``page``; and
+``data-clipped-terms``: equation terms scrolled inside their box), so the same dump proves
+the layout fits the window.
 """
 
 from __future__ import annotations
@@ -25,6 +28,14 @@ h2 { font-size: 1.2rem; margin: 2rem 0 0.6rem; border-bottom: 1px solid var(--li
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid var(--line); padding: 0.35rem 0.5rem; text-align: left;
          vertical-align: top; }
+table.fixed { table-layout: fixed; }
+th.sub { font-weight: normal; color: var(--muted); position: static; }
+tr.facts td { border-bottom: none; padding-bottom: 0.1rem; }
+tr.mech td { padding-left: 1.5rem; }
+/* A long equation is a run of terms that wraps like words; a term wider than the cell
+   scrolls inside its own box rather than running past the page. */
+.term { display: inline-block; max-width: 100%; overflow-x: auto; overflow-y: hidden;
+        vertical-align: middle; padding: 0.1rem 0; }
 th { background: var(--head); position: sticky; top: 0; }
 th.sortable { cursor: pointer; user-select: none; }
 th.sortable::after { content: " \\2195"; color: var(--muted); }
@@ -35,8 +46,11 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .released, .pass { background: #d9ead3; } .rejected, .fail { background: #f4cccc; }
 .failed, .draft { background: #eeeeee; } .reviewed { background: #cfe2f3; }
 .retired { background: #f4cccc; } .warn { background: #fff2cc; } .skip { background: #eeeeee; }
+/* Tags wrap like words (pages.py separates them with spaces); a single very long tag breaks. */
 .tag { display: inline-block; background: #eef2f7; border-radius: 0.3rem; padding: 0 0.3rem;
-       margin: 0 0.2rem 0.1rem 0; font-size: 0.8rem; }
+       margin: 0 0 0.15rem 0; font-size: 0.8rem; max-width: 100%; overflow-wrap: anywhere; }
+.badge { white-space: nowrap; }
+table.fixed td { overflow-wrap: anywhere; }
 figure { margin: 0.5rem 0; } figure img { max-width: 100%; height: auto; border: 1px solid
   var(--line); } figcaption { color: var(--muted); font-size: 0.85rem; }
 math { font-size: 1.05em; } code { font-size: 0.85em; }
@@ -130,8 +144,25 @@ JS = """\
     }).join(" "));
     document.title = document.title + (broken.length ? " [images broken]" : " [images ok]");
   }
+  function checkLayout() {
+    // Anything wider than its box: a table that needs horizontal scrolling, the page itself,
+    // or an equation term scrolled inside its box. Recorded for headless-browser tests.
+    var root = document.documentElement, wide = [];
+    Array.prototype.forEach.call(document.querySelectorAll(".scroll"), function (box, i) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        var table = box.querySelector("table");
+        wide.push((table && table.id) || "table-" + i);
+      }
+    });
+    if (root.scrollWidth > root.clientWidth + 1) { wide.push("page"); }
+    var clipped = Array.prototype.filter.call(document.querySelectorAll(".term"),
+      function (term) { return term.scrollWidth > term.clientWidth + 1; });
+    root.setAttribute("data-overflow", wide.join(" "));
+    root.setAttribute("data-clipped-terms", String(clipped.length));
+  }
   document.addEventListener("DOMContentLoaded", setUpIndex);
   document.addEventListener("DOMContentLoaded", setUpSortable);
   window.addEventListener("load", checkImages);
+  window.addEventListener("load", checkLayout);
 })();
 """

@@ -100,23 +100,98 @@ def mechanism_text(compiled: CompiledCard, name: str) -> str:
     return f"{step.text} + {term}"
 
 
+WRAP_AT = 48  # equations whose text is longer are split into terms a browser can wrap
+
+
 def mechanism_mathml(compiled: CompiledCard, name: str) -> str:
-    """``name = expression`` as a ``<math>`` element, or the text form for non-equations."""
+    """``name = expression`` as MathML (``<code>`` text for non-equations).
+
+    A short equation is one ``<math>`` element. A long one is a run of ``<math>`` elements in
+    ``<span class="term">`` boxes, one per top-level term (``lhs = t1``, ``+ t2``, ...),
+    separated by spaces: MathML has no line breaking, so this is what lets a browser wrap a
+    long sum instead of running it past the page (the catalogue's CSS scrolls a single
+    term that is still too wide, a long fraction say, inside its own box). The first element
+    carries the whole equation as ``alttext``.
+    """
     spec = compiled.card.variables[name]
     text = mechanism_text(compiled, name)
     expr = _expression(compiled, name)
     if expr is None:
         return f"<code>{html.escape(text)}</code>"
-    rhs = to_mathml(expr)
-    noise = _noise_mathml(spec)
     lhs = f"<mi>{html.escape(name)}</mi><mo>=</mo>"
-    if spec.noise.kind != "none" and spec.noise.mode == "multiplicative":
-        rhs = f"<mrow><mo>(</mo>{rhs}<mo>)</mo></mrow><mo>&#x22C5;</mo>" \
-              f"<mrow><mo>(</mo><mn>1</mn><mo>+</mo>{noise}<mo>)</mo></mrow>"
-    elif spec.noise.kind != "none":
-        rhs = f"{rhs}<mo>+</mo>{noise}"
     alt = html.escape(f"{name} = {text}", quote=True)
-    return f'<math display="inline" alttext="{alt}"><mrow>{lhs}{rhs}</mrow></math>'
+    noise = _noise_mathml(spec)
+    if spec.noise.kind != "none" and spec.noise.mode == "multiplicative":
+        terms = [f"<mrow><mo>(</mo>{to_mathml(expr)}<mo>)</mo></mrow><mo>&#x22C5;</mo>"
+                 f"<mrow><mo>(</mo><mn>1</mn><mo>+</mo>{noise}<mo>)</mo></mrow>"]
+    else:
+        terms = _terms(expr) if len(text) > WRAP_AT else [to_mathml(expr)]
+        if spec.noise.kind != "none":
+            terms.append(f"<mo>+</mo>{noise}")
+    if len(text) <= WRAP_AT:
+        return f'<math display="inline" alttext="{alt}"><mrow>{lhs}{"".join(terms)}</mrow></math>'
+    pieces = [f'<math display="inline" alttext="{alt}"><mrow>{lhs}{terms[0]}</mrow></math>']
+    pieces += [f'<math display="inline"><mrow>{t}</mrow></math>' for t in terms[1:]]
+    return '<span class="eq">' + " ".join(f'<span class="term">{p}</span>'
+                                          for p in pieces) + "</span>"
+
+
+LONG_TERM = 80  # a term whose text is longer is itself split (fractions, products)
+
+
+def _terms(expr: sp.Basic) -> list[str]:
+    """The pieces of a long right-hand side as MathML: one per top-level term of a sum, each
+    after the first with its sign, and a long term split further (:func:`_long_term`)."""
+    if not isinstance(expr, sp.Add):
+        return _long_term(expr)
+    out = []
+    for k, term in enumerate(expr.as_ordered_terms(order="lex")):
+        negative = term.could_extract_minus_sign()
+        parts = _long_term(-term if negative else term)
+        sign = "<mo>&#x2212;</mo>" if negative else ("" if k == 0 else "<mo>+</mo>")
+        out += [sign + parts[0], *parts[1:]]
+    return out
+
+
+def _long_term(term: sp.Basic) -> list[str]:
+    """A short term whole; a long quotient as ``( numerator ) / ( denominator )`` written
+    linearly, each split into its terms or factors; a long product into its factors; a power
+    of a long base (a square root too) as its base's pieces in parentheses."""
+    if len(str(term)) <= LONG_TERM:
+        return [to_mathml(term)]
+    if isinstance(term, sp.Pow) and term.exp.is_positive and len(str(term.base)) > LONG_TERM:
+        inner = _group(term.base)
+        if term.exp == sp.Rational(1, 2):
+            inner[0], inner[-1] = "<mo>&#x221A;</mo><mo>(</mo>" + inner[0], inner[-1] + "<mo>)</mo>"
+        else:
+            inner[0] = "<mo>(</mo>" + inner[0]
+            inner[-1] += f"<msup><mo>)</mo>{to_mathml(term.exp)}</msup>"
+        return inner
+    num, den = sp.fraction(term)
+    if den == 1:
+        return _factors(term) if isinstance(term, sp.Mul) else [to_mathml(term)]
+    top, bottom = _group(num), _group(den)
+    top[0], top[-1] = "<mo>(</mo>" + top[0], top[-1] + "<mo>)</mo>"
+    bottom[0], bottom[-1] = "<mo>/</mo><mo>(</mo>" + bottom[0], bottom[-1] + "<mo>)</mo>"
+    return top + bottom
+
+
+def _group(expr: sp.Basic) -> list[str]:
+    if isinstance(expr, sp.Add):
+        return _terms(expr)
+    return _factors(expr) if isinstance(expr, sp.Mul) else [to_mathml(expr)]
+
+
+def _factors(expr: sp.Basic) -> list[str]:
+    """The factors of a product, each after the first with a product sign; a sum among them
+    in parentheses (printed alone it would lose them); a long factor split further."""
+    out = []
+    for k, factor in enumerate(expr.as_ordered_factors()):
+        parts = _terms(factor) if isinstance(factor, sp.Add) else _long_term(factor)
+        if isinstance(factor, sp.Add):
+            parts[0], parts[-1] = "<mo>(</mo>" + parts[0], parts[-1] + "<mo>)</mo>"
+        out += [parts[0] if k == 0 else f"<mo>&#x22C5;</mo>{parts[0]}", *parts[1:]]
+    return out
 
 
 def _noise_mathml(spec: VariableSpec) -> str:

@@ -14,8 +14,51 @@ from pathlib import Path
 from scmspec.build.discover import discover
 from scmspec.compiler.load import read_card
 from scmspec.compiler.pipeline import compile_card, parse_card
-from scmspec.errors import CardError, Diagnostic, Span
+from scmspec.errors import CardError, Diagnostic, ScmspecError, Span
 from scmspec.render.graphviz import GraphvizNotFound, dot_available, to_dot, write_figure
+
+SUFFIXES = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
+
+
+class FigureFormatError(ScmspecError):
+    """``-o`` and ``--format`` do not name one figure format (a usage mistake)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def figure_format(out: Path | None, fmt: str | None, folder_input: bool = False) -> str:
+    """The format to write: ``--format`` if given, else the suffix of ``-o``, else svg.
+
+    A figure file's suffix must name its format, so ``-o x.png`` writes PNG without ``-f png``,
+    ``-o x.png -f svg`` is refused (the file would lie about its content), and so is a suffix
+    that is no figure format (``-o x.jpg``). ``-o`` without a suffix needs ``--format``. For a
+    folder of cards ``-o`` is a folder and only ``--format`` counts.
+
+    Example:
+        >>> figure_format(Path("x.png"), None), figure_format(None, None)
+        ('png', 'svg')
+        >>> figure_format(Path("x.jpg"), None)
+        Traceback (most recent call last):
+        ...
+        scmspec.render.figures.FigureFormatError: cannot tell the figure format of x.jpg: ...
+    """
+    if folder_input or out is None:
+        return fmt or "svg"
+    suffix = out.suffix.lower()
+    if not suffix:
+        if fmt is None:
+            raise FigureFormatError(f"cannot tell the figure format of {out}: give it a suffix "
+                                    "(.svg, .png, .pdf or .dot) or pass --format")
+        return fmt
+    if suffix not in SUFFIXES:
+        raise FigureFormatError(f"cannot tell the figure format of {out}: {suffix} is not "
+                                "one of .svg, .png, .pdf, .dot (.gv)")
+    if fmt is not None and fmt != SUFFIXES[suffix]:
+        raise FigureFormatError(f"{out} ends in {suffix} but --format is {fmt}: drop --format "
+                                f"or name the file .{fmt}")
+    return SUFFIXES[suffix]
 
 
 @dataclass

@@ -26,11 +26,16 @@ import graphviz
 from scmspec.compiler.pipeline import CompiledCard
 from scmspec.errors import ScmspecError
 from scmspec.render.describe import effective_role, mechanism_family, unit_text
+from scmspec.render.svg import centre_labels
 from scmspec.samplers.scm import SCM
 
 FORMATS = ("svg", "png", "pdf")
 LARGE = 40  # above this many variables, use tighter spacing and smaller type
-FONT = "Helvetica"
+# A font stack whose members share Helvetica's widths (Arial and Liberation Sans are metric
+# clones). Graphviz measures labels with the first it finds (Liberation Sans where Helvetica is
+# absent), and the SVG declares the same stack, so a browser draws text of the measured width;
+# a plain "Helvetica" was measured as DejaVu Sans here and drawn narrower (labels drifted).
+FONT = "Helvetica,Arial,Liberation Sans,sans-serif"
 INSTALL_HINT = ("the graphviz 'dot' program is not installed (or not on PATH); install it with "
                 "`apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) or "
                 "`conda install graphviz`, then run the command again")
@@ -97,6 +102,8 @@ def write_figure(dot: str, path: Path, fmt: str = "svg") -> Path:
         data = graphviz.Source(dot).pipe(format=fmt, engine="dot")
     except graphviz.ExecutableNotFound as exc:
         raise GraphvizNotFound() from exc
+    if fmt == "svg":  # anchored at the middle of their boxes, whatever font the browser has
+        data = centre_labels(data.decode("utf-8")).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(data)
@@ -206,14 +213,16 @@ def _legend(compiled: CompiledCard, edge_labels: bool) -> list[str]:
     if compiled.card.selection is not None:
         marks.append("<TD BORDER=\"1\" COLOR=\"#990000\">selection: rows kept if true</TD>")
     notes = "edge label: mechanism family; " if edge_labels else ""
-    rows = [f"<TR><TD BORDER=\"0\"><B>legend</B></TD>{''.join(cells)}</TR>"]
+    # Captions without a border are left-aligned: centred text needs a box to centre in
+    # (render/svg.py), and a left-aligned line starts in the right place in any font.
+    rows = [f"<TR><TD BORDER=\"0\" ALIGN=\"LEFT\"><B>legend</B></TD>{''.join(cells)}</TR>"]
     if marks:
         rows.append(f"<TR><TD BORDER=\"0\"></TD><TD COLSPAN=\"{max(len(cells), 1)}\" BORDER=\"0\">"
                     f"<TABLE BORDER=\"0\" CELLSPACING=\"3\"><TR>{''.join(marks)}</TR></TABLE>"
                     "</TD></TR>")
-    rows.append(f"<TR><TD BORDER=\"0\"></TD><TD COLSPAN=\"{max(len(cells), 1)}\" BORDER=\"0\">"
-                f"<FONT POINT-SIZE=\"8\">{notes}units under names; hover for meanings and "
-                "edge reasons (SVG)</FONT></TD></TR>")
+    rows.append(f"<TR><TD BORDER=\"0\"></TD><TD COLSPAN=\"{max(len(cells), 1)}\" BORDER=\"0\" "
+                f"ALIGN=\"LEFT\"><FONT POINT-SIZE=\"8\">{notes}units under names; hover for "
+                "meanings and edge reasons (SVG)</FONT></TD></TR>")
     table = "<TABLE BORDER=\"0\" CELLSPACING=\"3\" CELLPADDING=\"3\">" + "".join(rows) + \
         "</TABLE>"
     # Invisible edges from every sink keep the legend below the graph at any size.

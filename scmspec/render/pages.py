@@ -47,6 +47,12 @@ def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
+def _name(value: object) -> str:
+    """An identifier, escaped, with a line-break opportunity after each ``_`` (``<wbr>``), so a
+    long name wraps at a word boundary instead of widening its table past the page."""
+    return _e(value).replace("_", "_<wbr>")
+
+
 def document(title: str, body: str, root: str) -> str:
     """A whole page: the shared stylesheet and script under ``<root>assets/`` (no network).
 
@@ -81,7 +87,8 @@ def _badge(status: str) -> str:
 
 
 def _tags(tags: Iterable[str]) -> str:
-    return "".join(f'<span class="tag">{_e(t)}</span>' for t in tags)
+    """Tag badges separated by spaces, so a row of tags wraps like words."""
+    return " ".join(f'<span class="tag">{_e(t)}</span>' for t in tags)
 
 
 # -- index ---------------------------------------------------------------------------------------
@@ -97,7 +104,8 @@ def _gate_summary(entry: dict[str, Any]) -> str:
 def _index_row(row: IndexRow) -> str:
     e = row.entry
     name = _e(e.get("id") or e.get("card"))
-    link = f'<a href="{_e(row.page)}">{name}</a>' if row.page else name
+    shown = _name(e.get("id") or e.get("card"))
+    link = f'<a href="{_e(row.page)}">{shown}</a>' if row.page else shown
     note = f'<br><span class="muted">{_e(row.note)}</span>' if row.note else ""
     status = str(e.get("status", ""))
     cells = [f"<td>{link}{note}</td>", f"<td>{_e(e.get('title', ''))}</td>",
@@ -141,7 +149,13 @@ def _range(spec: Any) -> str:
     return f"[{spec.range[0]:g}, {spec.range[1]:g}]" if spec.range else ""
 
 
+VARIABLE_COLUMNS = (("variable", 17), ("meaning", 25), ("unit", 8), ("range", 9), ("kind", 10),
+                    ("role", 11), ("intervention", 20))  # header, width in % (fixed layout)
+
+
 def _variable_row(compiled: CompiledCard, name: str) -> str:
+    """Two rows: the variable's facts, then its mechanism across the whole table width (an
+    equation needs more room than any one column has)."""
     spec = compiled.card.variables[name]
     kind = spec.kind + (f": {', '.join(spec.levels)}" if spec.levels else "")
     role = effective_role(spec) + ("" if spec.observed else " (latent)")
@@ -150,17 +164,18 @@ def _variable_row(compiled: CompiledCard, name: str) -> str:
         pool = " (target)" if name in compiled.resolved.targets else ""
         action = f"{_e(spec.intervention.meaning)} <code>{_e(spec.intervention.handler.kind)}" \
                  f"</code>{pool}"
-    family = f'<br><span class="muted">{_e(mechanism_family(compiled, name))}</span>'
-    cells = [f"<td><b>{_e(name)}</b></td>", f"<td>{_e(spec.meaning)}</td>",
+    family = f' <span class="muted">{_e(mechanism_family(compiled, name))}</span>'
+    cells = [f"<td><b>{_name(name)}</b></td>", f"<td>{_e(spec.meaning)}</td>",
              f"<td>{_e(unit_text(spec))}</td>", f"<td>{_range(spec)}</td>", f"<td>{_e(kind)}</td>",
-             f"<td>{_e(role)}</td>", f"<td>{action}</td>",
-             f"<td>{mechanism_mathml(compiled, name)}{family}</td>"]
-    return "<tr>" + "".join(cells) + "</tr>"
+             f"<td>{_e(role)}</td>", f"<td>{action}</td>"]
+    mechanism = f'<td colspan="{len(VARIABLE_COLUMNS)}">{mechanism_mathml(compiled, name)}' \
+                f"{family}</td>"
+    return f'<tr class="facts">{"".join(cells)}</tr>\n<tr class="mech">{mechanism}</tr>'
 
 
 def _edge_row(compiled: CompiledCard, source: str, target: str, reason: str) -> str:
     observed = all(compiled.card.variables[v].observed for v in (source, target))
-    return (f"<tr><td>{_e(source)}</td><td>{_e(target)}</td><td>{_e(reason)}</td>"
+    return (f"<tr><td>{_name(source)}</td><td>{_name(target)}</td><td>{_e(reason)}</td>"
             f"<td>{'yes' if observed else 'no (latent end)'}</td>"
             f"<td>{_e(mechanism_family(compiled, target))}</td></tr>")
 
@@ -200,10 +215,14 @@ def _figure(page: ScmPage) -> str:
 def _variables(page: ScmPage) -> str:
     compiled = page.compiled
     rows = [_variable_row(compiled, v) for v in compiled.resolved.order]
-    variables = table(("variable", "meaning", "unit", "range", "kind", "role", "intervention",
-                       "mechanism"), rows)
+    cols = "".join(f'<col style="width: {w}%">' for _, w in VARIABLE_COLUMNS)
+    head = "".join(f"<th>{h}</th>" for h, _ in VARIABLE_COLUMNS)
+    variables = (f'<div class="scroll"><table id="variables-table" class="fixed"><colgroup>'
+                 f"{cols}</colgroup>\n<thead><tr>{head}</tr>\n<tr><th colspan="
+                 f'"{len(VARIABLE_COLUMNS)}" class="sub">mechanism (and its family)</th></tr>'
+                 "</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>")
     consts = compiled.card.constants
-    const_rows = [f"<tr><td><b>{_e(k)}</b></td><td>{c.value:g}</td><td>{_e(c.unit)}</td>"
+    const_rows = [f"<tr><td><b>{_name(k)}</b></td><td>{c.value:g}</td><td>{_e(c.unit)}</td>"
                   f"<td>{_e(c.meaning)}</td><td>{_e(c.source)}</td></tr>"
                   for k, c in consts.items()]
     const_table = ("<h3>Constants</h3>\n" + table(("constant", "value", "unit", "meaning",

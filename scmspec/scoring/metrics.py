@@ -9,13 +9,15 @@ Conventions (docs/scoring.md has the full text):
 * precision = TP / predicted, recall = TP / true, F1 = 2 TP / (predicted + true); an empty
   denominator gives 0, except that an empty prediction of an empty truth scores 1 on all three.
 * Undirected edges of a predicted CPDAG are oriented by a seeded RNG before DAG metrics (the
-  CausalArena rule), with the seed from :func:`orientation_seed`.
+  CausalArena rule), with the seed from :func:`content_seed`: the prediction's edges and the
+  truth's id, never a file name, so the same graph always gets the same score.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -28,16 +30,43 @@ METRICS = ("precision", "recall", "f1", "shd", "nshd", "skeleton_precision", "sk
 
 
 def orientation_seed(key: str, base_seed: int = 0) -> int:
-    """The seed for orienting one prediction's undirected edges: the first 8 bytes (little
-    endian) of sha256("scmspec.orient/<base_seed>/<key>"), where key is
-    ``<scm id>/<prediction file stem>`` (e.g. ``demo/rep-0``). Independent of paths and machines.
+    """The first 8 bytes (little endian) of sha256("scmspec.orient/<base_seed>/<key>").
 
     Example:
-        >>> orientation_seed("demo/rep-0") == orientation_seed("demo/rep-0")
+        >>> orientation_seed("demo/abc") == orientation_seed("demo/abc")
         True
     """
     digest = hashlib.sha256(f"scmspec.orient/{base_seed}/{key}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
+
+
+def graph_text(g: MixedGraph) -> str:
+    """One edge per line (``a --> b``, ``a --- b``, ``a <-> b``) in :meth:`MixedGraph.edges`
+    order (row-major over the node order): the text a prediction's orientation seed hashes.
+
+    Example:
+        >>> g = MixedGraph.from_cpdag_matrix("abc", [[0, 1, 0], [1, 0, 1], [0, 0, 0]])
+        >>> print(graph_text(g))
+        a --- b
+        b --> c
+    """
+    kinds = {"directed": "-->", "undirected": "---", "bidirected": "<->"}
+    return "\n".join(f"{a} {kinds[t]} {b}" for a, b, t in g.edges())
+
+
+def content_seed(truth_id: str, pred: MixedGraph, base_seed: int = 0) -> int:
+    """The seed for orienting a prediction's undirected edges, from its content alone:
+    ``orientation_seed(f"{truth_id}/{sha256(graph_text(pred)).hexdigest()}", base_seed)``
+    with ``pred`` over the truth's variables in the truth's order. The same graph scores the
+    same under any file name, in single and pool mode, on any machine.
+
+    Example:
+        >>> g = MixedGraph.from_cpdag_matrix("ab", [[0, 1], [1, 0]])
+        >>> content_seed("demo", g) == content_seed("demo", g.reorder("ba").reorder("ab"))
+        True
+    """
+    digest = hashlib.sha256(graph_text(pred).encode()).hexdigest()
+    return orientation_seed(f"{truth_id}/{digest}", base_seed)
 
 
 def orient_randomly(g: MixedGraph, seed: int) -> MixedGraph:
@@ -84,15 +113,27 @@ def shd(pred: MixedGraph, truth: MixedGraph) -> int:
         >>> shd(p, t)
         1
     """
-    return int(np.sum(pair_codes(pred) != pair_codes(_aligned(pred, truth))))
+    return int(np.sum(pair_codes(pred) != pair_codes(aligned(pred, truth))))
 
 
-def _aligned(pred: MixedGraph, truth: MixedGraph) -> MixedGraph:
+class _Graph(Protocol):
+    @property
+    def nodes(self) -> tuple[str, ...]: ...
+
+    def reorder(self, nodes: Sequence[str]) -> Any: ...
+
+
+G = TypeVar("G", bound=_Graph)
+
+
+def aligned(pred: _Graph, truth: G) -> G:
+    """``truth`` over ``pred``'s node order (a MixedGraph or a MarkGraph); refuses graphs over
+    different variables."""
     if pred.nodes == truth.nodes:
         return truth
     if sorted(pred.nodes) != sorted(truth.nodes):
         raise InteropError("the prediction and the truth have different variables")
-    return truth.reorder(pred.nodes)
+    return truth.reorder(pred.nodes)  # type: ignore[no-any-return]
 
 
 def skeleton_counts(pred: MixedGraph, truth: MixedGraph) -> tuple[int, int, int]:
@@ -127,7 +168,7 @@ def score_graph(pred: MixedGraph, true_dag: MixedGraph, target: str = "dag",
     """
     if target not in TARGETS:
         raise InteropError(f"unknown target {target!r}", f"use one of {', '.join(TARGETS)}")
-    truth = _aligned(pred, true_dag)
+    truth = aligned(pred, true_dag)
     if not truth.is_dag:
         raise InteropError("the truth must be a DAG")
     oriented = orient_randomly(pred, seed)

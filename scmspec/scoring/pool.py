@@ -21,10 +21,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scmspec.interop.graphs import InteropError, MixedGraph
-from scmspec.interop.predictions import PREDICTION_SUFFIXES, read_prediction
+from scmspec.interop.graphs import InteropError
+from scmspec.interop.marks import MarkGraph
+from scmspec.interop.predictions import PREDICTION_SUFFIXES, read_marks
 from scmspec.interop.truth import GroundTruth, load_truth, scm_folders
-from scmspec.scoring.metrics import METRICS, orientation_seed, score_graph
+from scmspec.scoring.targets import ALL_METRICS as METRICS  # every metric a row can carry
+from scmspec.scoring.targets import check_options, score_prediction
 
 MISSING_RULES = ("skip", "empty")
 
@@ -39,6 +41,7 @@ class ScoreOptions:
     seed: int = 0
     missing: str = "skip"
     with_sid: bool = True
+    convention: str = "scmspec"
 
 
 @dataclass
@@ -49,6 +52,8 @@ class PoolScore:
     scms: pd.DataFrame
     groups: pd.DataFrame
     by: list[str] = field(default_factory=list)
+    target: str = "dag"
+    convention: str = "scmspec"
 
     def counts(self) -> dict[str, int]:
         status = self.rows["status"].value_counts()
@@ -74,15 +79,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, (np.bool_,)):
         return bool(v)
     return v
-
-
-def file_stem(path: Path) -> str:
-    """The file name without its prediction suffix (``rep-0.csv`` -> ``rep-0``)."""
-    name = path.name
-    for suffix in PREDICTION_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
 
 
 def find_prediction(folder: Path, stem: str) -> Path | None:
@@ -111,6 +107,7 @@ def prediction_slots(preds: Path, scm_id: str, replicates: int,
 def score_pool(data_dir: Path, preds: Path, options: ScoreOptions = ScoreOptions(),
                by: Sequence[str] = ()) -> PoolScore:
     """Score every SCM of a compiled pool against the predictions under ``preds``."""
+    check_options(options.target, options.convention)
     if not Path(preds).is_dir():
         raise InteropError(f"no prediction folder {preds}")
     folders = scm_folders(Path(data_dir))
@@ -126,7 +123,7 @@ def score_pool(data_dir: Path, preds: Path, options: ScoreOptions = ScoreOptions
     table = pd.DataFrame(rows, columns=ROW_COLUMNS)
     scms = per_scm(table)
     groups = aggregate(scms, factors, list(by))
-    return PoolScore(table, scms, groups, list(by))
+    return PoolScore(table, scms, groups, list(by), options.target, options.convention)
 
 
 ROW_COLUMNS = ["id", "replicate", "status", "file", "detail", *METRICS, "pred_undirected"]
@@ -138,20 +135,24 @@ def score_one(truth: GroundTruth, label: str, path: Path | None, preds: Path,
     row: dict[str, Any] = {"id": truth.id, "replicate": label, "status": "ok",
                            "file": path.relative_to(preds).as_posix() if path else None,
                            "detail": None}
-    pred: MixedGraph | None = None
+    pred: MarkGraph | None = None
     if path is None:
         row.update(status="missing", detail="no prediction file")
     else:
         try:
-            pred = read_prediction(path, truth.observed, options.encoding, options.threshold)
+            pred = read_marks(path, truth.observed, options.encoding, options.threshold)
         except InteropError as exc:
             row.update(status="invalid", detail=exc.message)
     if pred is None and options.missing == "empty":
-        pred = MixedGraph.build(truth.observed)
+        pred = MarkGraph.build(truth.observed, [])
     if pred is not None:
-        seed = orientation_seed(f"{truth.id}/{file_stem(path) if path else label}", options.seed)
-        metrics = score_graph(pred, truth.dag, options.target, seed, options.with_sid)
-        row.update({k: metrics[k] for k in (*METRICS, "pred_undirected")})
+        try:
+            metrics = score_prediction(pred, truth, options.target, options.convention,
+                                       options.seed, options.with_sid)
+        except InteropError as exc:  # e.g. a bidirected edge under --convention gcastle
+            row.update(status="invalid", detail=exc.message)
+            return row
+        row.update({k: metrics.get(k) for k in (*METRICS, "pred_undirected")})
     return row
 
 
@@ -159,11 +160,12 @@ def score_file(pred: Path, truth_dir: Path,
                options: ScoreOptions = ScoreOptions()) -> dict[str, Any]:
     """Every metric of one prediction file against one compiled SCM folder (raises
     :class:`InteropError` when the file cannot be read)."""
+    check_options(options.target, options.convention)
     truth = load_truth(truth_dir)
-    graph = read_prediction(pred, truth.observed, options.encoding, options.threshold)
-    seed = orientation_seed(f"{truth.id}/{file_stem(Path(pred))}", options.seed)
-    metrics = score_graph(graph, truth.dag, options.target, seed, options.with_sid)
-    return {"id": truth.id, "file": Path(pred).as_posix(), "seed": seed, **metrics}
+    graph = read_marks(pred, truth.observed, options.encoding, options.threshold)
+    metrics = score_prediction(graph, truth, options.target, options.convention, options.seed,
+                               options.with_sid)
+    return {"id": truth.id, "file": Path(pred).as_posix(), **metrics}
 
 
 def per_scm(rows: pd.DataFrame) -> pd.DataFrame:

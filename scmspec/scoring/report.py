@@ -6,9 +6,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from scmspec.scoring.marks import MARK_METRICS
 from scmspec.scoring.pool import PoolScore
 
 SHOWN = ("f1", "precision", "recall", "shd", "nshd", "skeleton_f1", "sid")
+SHOWN_MARKS = ("f1", "precision", "recall", "shd", "nshd", "skeleton_f1", "arrowhead_f1",
+               "tail_f1")
 MAX_LISTED = 20
 
 
@@ -43,24 +46,30 @@ def single_report(metrics: dict[str, Any]) -> str:
     rows: list[list[Any]] = [[m, metrics[m]] for m in ("precision", "recall", "f1", "shd",
                                                           "nshd", "skeleton_precision",
                                                           "skeleton_recall", "skeleton_f1")]
+    rows += [[m, metrics[m]] for m in MARK_METRICS if metrics.get(m) is not None]
+    if metrics.get("aupr") is not None:
+        rows.append(["aupr", metrics["aupr"]])
     sid = metrics["sid"]
-    if metrics.get("pred_undirected"):
+    if metrics.get("pred_undirected") and sid is not None:
         sid = f"{_fmt(sid)} [{_fmt(metrics['sid_lower'])}, {_fmt(metrics['sid_upper'])}]"
     rows.append(["sid", sid])
-    note = (f"target {metrics['target']}; d = {metrics['d']}; true edges {metrics['true_edges']}; "
+    circles = f", {metrics['pred_circles']} circle marks" if metrics.get("pred_circles") else ""
+    note = (f"target {metrics['target']}; convention {metrics.get('convention', 'scmspec')}; "
+            f"d = {metrics['d']}; true edges {metrics['true_edges']}; "
             f"predicted edges {metrics['pred_edges']} ({metrics['pred_undirected']} undirected, "
-            f"{metrics['pred_bidirected']} bidirected)")
+            f"{metrics['pred_bidirected']} bidirected{circles})")
     return table(["metric", "value"], rows) + "\n" + note
 
 
 def pool_report(score: PoolScore) -> str:
     """Slice table, then counts, then every missing or invalid prediction (up to a limit)."""
-    header = [*(score.by or ["slice"]), "scms", "scored", "missing", "invalid", *SHOWN]
+    shown = SHOWN_MARKS if score.target in ("admg", "mag", "pag") else SHOWN
+    header = [*(score.by or ["slice"]), "scms", "scored", "missing", "invalid", *shown]
     rows = []
     for rec in score.groups.to_dict("records"):
         key = [rec[b] for b in score.by] if score.by else ["all"]
         rows.append([*key, *(rec[c] for c in ("scms", "scored", "missing", "invalid")),
-                     *(rec[m] for m in SHOWN)])
+                     *(rec[m] for m in shown)])
     c = score.counts()
     lines = [table(header, rows),
              f"{c['ok']} of {c['predictions']} predictions scored ({c['missing']} missing, "

@@ -104,3 +104,29 @@ def test_validate_takes_split_sizes_for_a_tail_check(tmp_path: Path) -> None:
                                       "--n-int-obs", "0", "--n-int", "10000", "--json"])
     assert result.exit_code == 0, result.output
     assert "(n = 20000)" in result.output
+
+
+def test_each_cards_findings_follow_its_own_status_line(tmp_path: Path) -> None:
+    """A card with an error, a card failing a blocking gate and a good card compiled together:
+    every finding (diagnostic on stderr, gate failure on stdout) is printed after the status
+    line of its own card and before the next card's."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "a.yaml").write_text(BAD, encoding="utf-8")
+    (cards / "b.yaml").write_text(LONE.replace("id: good_card", "id: lonely"), encoding="utf-8")
+    (cards / "c.yaml").write_text(GOOD, encoding="utf-8")
+    result = CliRunner().invoke(app, ["compile", str(cards), "--out", str(tmp_path / "data"),
+                                      "--replicates", "1"])
+    lines = result.output.splitlines()
+
+    def where(text: str, prefix: str = "") -> int:
+        return next(i for i, line in enumerate(lines) if text in line and
+                    line.startswith(prefix))
+
+    bad, lonely, good = where("bad_card", "failed"), where("lonely", "rejected"), \
+        where("good_card", "re")
+    assert bad < where("SCM301") < lonely < where("'lone' is isolated") < good, lines
+
+
+LONE = GOOD.replace("variables:\n", "variables:\n  lone: {meaning: alone, distribution: "
+                    "{kind: normal}}\n")

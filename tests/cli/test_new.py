@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from scmspec.authoring.schema_ref import installed_schema
 from scmspec.cli import app
+from scmspec.compiler.validate import export_schema
+
+ROOT = Path(__file__).resolve().parents[2]
 
 FAMILIES = ("formula", "semantic", "synthetic")
 
@@ -63,3 +69,45 @@ def test_schema_hint_points_at_the_committed_schema(tmp_path: Path) -> None:
     assert _run(tmp_path, "new", "--family", "synthetic", "--domain", "toy", "syn_x")[0] == 0
     first = (tmp_path / "cards" / "synthetic" / "toy" / "syn_x.yaml").read_text().splitlines()[0]
     assert first == "# yaml-language-server: $schema=../../../docs/card.schema.json"
+
+
+def test_schema_line_outside_a_checkout_points_at_the_installed_schema(tmp_path: Path) -> None:
+    """No docs/ here (a plain install, any folder): the line still points at a schema file,
+    the copy shipped inside the package."""
+    assert _run(tmp_path, "new", "--family", "semantic", "--domain", "toy", "sem_x")[0] == 0
+    first = (tmp_path / "cards" / "semantic" / "toy" / "sem_x.yaml").read_text().splitlines()[0]
+    prefix = "# yaml-language-server: $schema="
+    assert first.startswith(prefix)
+    schema = Path(first.removeprefix(prefix))
+    assert schema.is_absolute() and schema.is_file()
+    assert json.loads(schema.read_text(encoding="utf-8"))["title"] == "Card"
+
+
+def test_schema_option_overrides_the_line(tmp_path: Path) -> None:
+    url = "https://example.org/card.schema.json"
+    assert _run(tmp_path, "new", "--family", "formula", "--domain", "optics and waves",
+                "--schema", url, "frm_x")[0] == 0
+    card = next((tmp_path / "cards").rglob("frm_x.yaml"))
+    assert card.read_text().splitlines()[0] == f"# yaml-language-server: $schema={url}"
+
+
+def test_the_packaged_schema_is_the_committed_schema() -> None:
+    """scmspec/schema/card.schema.json (package data) == docs/card.schema.json == the
+    language's current schema."""
+    current = export_schema()
+    packaged = installed_schema().read_text(encoding="utf-8")
+    assert packaged == current, ("run: scmspec schema --out scmspec/schema/card.schema.json "
+                                 "(and docs/card.schema.json)")
+    assert (ROOT / "docs" / "card.schema.json").read_text(encoding="utf-8") == packaged
+
+
+def test_no_doc_points_outside_the_repository() -> None:
+    """Docs link within the repository: no absolute machine paths, no ../ out of it."""
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        assert "/work/" not in text and "/home/" not in text, doc.name
+        for target in re.findall(r"\]\(([^)#]+)", text):
+            if "://" in target:
+                continue
+            resolved = (doc.parent / target).resolve()
+            assert resolved.is_relative_to(ROOT), (doc.name, target)

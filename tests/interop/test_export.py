@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -15,8 +16,12 @@ from typer.testing import CliRunner
 import scmspec
 from scmspec.build import ProtocolOverrides, build
 from scmspec.cli import app
-from scmspec.interop import InteropError, export, load_truth, read_graph, to_networkx
+from scmspec.interop import load_truth, read_graph, to_networkx
 from scmspec.interop.export import EXPORT_FORMATS, read_replicate
+from scmspec.interop.predictions import read_marks
+from scmspec.interop.toolkits import graph_of
+
+ROOT = Path(__file__).resolve().parents[2]
 
 LATENT_CARD = """
 id: hidden_cause
@@ -75,7 +80,7 @@ def exported(pool: Path) -> Path:
 def test_truth_json_states_latent_and_selection(exported: Path) -> None:
     hidden = json.loads((exported / "hidden_cause" / "truth.json").read_text())
     assert hidden["latent"] == ["u"] and hidden["selection"] is None
-    assert hidden["graphs"] == ["dag", "cpdag", "full", "admg"]
+    assert hidden["graphs"] == ["dag", "cpdag", "full", "admg", "mag", "pag"]
     survivors = json.loads((exported / "survivors" / "truth.json").read_text())
     assert survivors["selection"]["variables"] == ["b"]
     assert "ignores selection" in survivors["selection"]["statement"]
@@ -87,11 +92,14 @@ def test_every_graph_file_reads_back_as_the_truth(pool: Path, exported: Path) ->
     for scm_id in ("hidden_cause", "survivors"):
         truth = load_truth(pool / scm_id)
         graph_files = [f for f in index["scms"][scm_id]["files"]
-                       if f.startswith(f"{scm_id}/graphs/") and not f.endswith("_bidirected.csv")]
+                       if f.startswith(f"{scm_id}/graphs/") and not f.endswith("_bidirected.csv")
+                       and not f.endswith("pag.txt")]
         assert len(graph_files) >= 20
         for rel in graph_files:
             kind = Path(rel).name.split(".")[0].removesuffix("_directed")
-            assert read_graph(exported / rel) == getattr(truth, kind), rel
+            assert read_graph(exported / rel) == graph_of(truth, kind), rel
+        pag = exported / scm_id / "graphs" / "pag.txt"
+        assert read_marks(pag, truth.observed) == truth.pag
 
 
 def test_admg_has_the_latent_confounder(exported: Path) -> None:
@@ -161,20 +169,29 @@ def test_missing_optional_dependencies_are_named(pool: Path, tmp_path: Path,
     monkeypatch.setitem(sys.modules, "dowhy", None)
     with pytest.raises(ImportError, match="pip install 'scmspec\\[dowhy\\]'"):
         scmspec.interop.to_dowhy_gcm(pool / "survivors")
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(InteropError, match="pyarrow"):
-        export(pool, ["parquet"], tmp_path / "x")
-    result = CliRunner().invoke(app, ["export", str(pool), "--to", "parquet", "--out",
-                                      str(tmp_path / "y")])
-    assert result.exit_code == 1 and "pip install 'scmspec[interop]'" in result.output
+
+
+def test_every_export_works_on_a_plain_install(exported: Path) -> None:
+    """``export --to all`` writes Parquet, so pyarrow is a core dependency (a plain ``pip
+    install scmspec`` has it), and the parquet files read back."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from 3.11")
+    doc = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    core = {re.split(r"[<>=\[ ]", d, maxsplit=1)[0] for d in doc["project"]["dependencies"]}
+    assert "pyarrow" in core
+    parquet = exported / "survivors" / "data" / "rep-0" / "obs.parquet"
+    assert pd.read_parquet(parquet).equals(
+        pd.read_csv(exported / "survivors" / "data" / "rep-0" / "obs.csv"))
 
 
 def test_export_errors_are_diagnostics(pool: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     bad = runner.invoke(app, ["export", str(pool), "--to", "xlsx", "--out", str(tmp_path)])
-    assert bad.exit_code == 1 and "unknown export format 'xlsx'" in bad.output
+    assert bad.exit_code == 2 and "unknown export format 'xlsx'" in bad.output
     missing = runner.invoke(app, ["export", str(tmp_path / "nope"), "--to", "dot"])
-    assert missing.exit_code == 1 and "neither manifest.json nor metadata.json" in missing.output
+    assert missing.exit_code == 2 and "nope" in missing.output  # a missing input is usage
+    (tmp_path / "empty").mkdir()
+    empty = runner.invoke(app, ["export", str(tmp_path / "empty"), "--to", "dot"])
+    assert empty.exit_code == 1 and "neither manifest.json nor metadata.json" in empty.output
     one = runner.invoke(app, ["export", str(pool / "survivors"), "--to", "dot", "--out",
                               str(tmp_path / "one")])
     assert one.exit_code == 0 and (tmp_path / "one" / "survivors" / "graphs" / "admg.dot").is_file()

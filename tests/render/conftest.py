@@ -50,6 +50,41 @@ def synthetic_card(n: int, seed: int = 0, card_id: str | None = None) -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
+# A card that crowds the page: a long id, many long tags, long variable names, a sum of
+# eight long terms and a long fraction (what the catalogue's layout must wrap).
+_LONG = ["governor_no_load_frequency_setpoint", "excitation_voltage_at_the_rheostat",
+         "connected_village_load_demand", "lagging_load_power_factor",
+         "rotor_winding_temperature_reading", "stator_winding_temperature_reading",
+         "rtd_lead_resistance_of_the_cable", "measured_line_to_line_voltage"]
+WIDE = "\n".join([
+    "id: sem_layout_stress_card_with_a_very_long_identifier_for_wrapping",
+    "title: A card that crowds every column of the catalogue",
+    "family: semantic",
+    "domain: energy systems",
+    "tags: [instrument-calibration, virtual-temperature, crowdsourcing, latent-confounder,"
+    " sensor-fusion, hypsometric-reduction, measurement-error, distribution-shift,"
+    " selection-bias, survivorship-with-a-long-tag-name]",
+    "variables:",
+    *(f"  {v}: {{meaning: input {i} with a long name, distribution: {{kind: normal}}}}"
+      for i, v in enumerate(_LONG)),
+    "  total_generated_active_power_output:",
+    "    meaning: a long sum of long terms",
+    "    equation: " + " + ".join(f"0.{i + 1} * {v}" for i, v in enumerate(_LONG)),
+    "    noise: {kind: normal, sd: 1.0}",
+    "  normalised_efficiency_ratio_of_the_plant:",
+    "    meaning: a long fraction",
+    f"    equation: ({_LONG[0]} + {_LONG[1]} + total_generated_active_power_output) / "
+    f"(exp({_LONG[3]}) + exp({_LONG[4]}) + 1)",
+    "    intervention: {meaning: retune the plant controller to a fixed efficiency setpoint}",
+    "edges:",
+    *(f"  - {{from: {v}, to: total_generated_active_power_output, reason: drives}}"
+      for v in _LONG),
+    *(f"  - {{from: {v}, to: normalised_efficiency_ratio_of_the_plant, reason: drives}}"
+      for v in (*_LONG[:2], *_LONG[3:5], "total_generated_active_power_output")),
+]) + "\n"
+WIDE_ID = "sem_layout_stress_card_with_a_very_long_identifier_for_wrapping"
+
+
 @pytest.fixture(scope="session")
 def make_card() -> Callable[..., str]:
     return synthetic_card
@@ -67,12 +102,14 @@ class Catalogue:
 
 @pytest.fixture(scope="session")
 def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Catalogue:
-    """Compile three cards (one released, one generated, one broken) and build the site."""
+    """Compile four cards (one released, one generated, one crowding the layout, one broken)
+    and build the site."""
     root = tmp_path_factory.mktemp("catalogue")
     cards = root / "cards"
     cards.mkdir()
     (cards / "clinic.yaml").write_text((GOLDEN / "clinic.yaml").read_text(encoding="utf-8"))
     (cards / "gen8.yaml").write_text(synthetic_card(8, seed=3, card_id="gen8"))
+    (cards / "wide.yaml").write_text(WIDE)
     (cards / "broken.yaml").write_text("id: broken\ntitle: b\nfamily: semantic\ndomain: d\n"
                                        "variables:\n  x: {meaning: m, equation: y + 1}\n")
     overrides = ProtocolOverrides(n_obs=400, n_int_obs=300, n_int=150, replicates=1)

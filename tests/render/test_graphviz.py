@@ -115,3 +115,31 @@ def test_large_graph_uses_tight_spacing_and_renders(tmp_path: Path,
     assert "nodesep=0.15" in dot and "fontsize=9" in dot
     svg = write_figure(dot, tmp_path / "g.svg", "svg")
     assert svg.stat().st_size > 10_000 and svg.read_text().count('class="node"') > 100
+
+
+@pytest.mark.needs_dot
+def test_svg_labels_are_anchored_at_the_middle_of_their_nodes(tmp_path: Path) -> None:
+    """Graphviz anchors HTML-like label lines at their start, computed with its own font; a
+    browser with another font then draws them off-centre. write_figure re-anchors every line
+    of a variable's node at the node's centre, and the SVG declares the font stack Graphviz
+    measured with."""
+    import re
+
+    from scmspec.render.figures import render_card
+
+    svg = tmp_path / "clinic.svg"
+    assert render_card(GOLDEN / "clinic.yaml", svg, "svg").figure == svg
+    text = svg.read_text(encoding="utf-8")
+    nodes = re.findall(r'<g id="node\d+" class="node">\n<title>([^<]+)</title>(.*?)\n</g>\n</g>',
+                       text, re.S)
+    assert len(nodes) >= 6
+    for name, body in nodes:
+        if name.startswith("__"):
+            continue
+        xs = [float(x) for pts in re.findall(r'(?:points|d)="([^"]+)"', body)
+              for x in re.findall(r"(-?[\d.]+),-?[\d.]+", pts)]
+        centre = (min(xs) + max(xs)) / 2
+        anchors = re.findall(r'<text text-anchor="(\w+)" x="(-?[\d.]+)"', body)
+        assert anchors and all(a == "middle" and abs(float(x) - centre) < 0.01
+                               for a, x in anchors), (name, anchors, centre)
+    assert 'font-family="Helvetica,Arial,Liberation Sans,sans-serif"' in text

@@ -86,3 +86,27 @@ def test_missing_dot_is_a_clear_message_not_a_traceback(tmp_path: Path,
     assert result.exception is None or isinstance(result.exception, SystemExit)
     with pytest.raises(GraphvizNotFound):
         write_figure("digraph {}", tmp_path / "y.svg")
+
+
+@pytest.mark.needs_dot
+@pytest.mark.parametrize("fmt", ["svg", "png", "pdf", "dot"])
+def test_the_suffix_of_out_sets_the_format(fmt: str, tmp_path: Path) -> None:
+    """``-o x.png`` without ``--format`` writes PNG (it used to write SVG bytes into x.png)."""
+    out = tmp_path / f"clinic.{fmt}"
+    result = _run("render", str(GOLDEN / "clinic.yaml"), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes().startswith(MAGIC.get(fmt, b"digraph"))
+
+
+@pytest.mark.parametrize("out, fmt, message", [
+    ("clinic.jpg", None, ".jpg is not one of .svg, .png, .pdf, .dot"),
+    ("clinic.png", "svg", "ends in .png but --format is svg"),
+    ("clinic", None, "give it a suffix"),
+])
+def test_a_suffix_that_names_no_format_is_refused(out: str, fmt: str | None, message: str,
+                                                  tmp_path: Path) -> None:
+    args = ["render", str(GOLDEN / "clinic.yaml"), "-o", str(tmp_path / out)]
+    result = CliRunner().invoke(app, args + (["--format", fmt] if fmt else []))
+    assert result.exit_code == 2
+    assert message in " ".join(result.output.replace("│", " ").split())
+    assert not any(tmp_path.iterdir())

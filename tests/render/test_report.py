@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from scmspec.cli import app
 from scmspec.render.graphviz import to_dot
+from tests.render.conftest import WIDE_ID
 
 if TYPE_CHECKING:
     from tests.render.conftest import Catalogue
@@ -31,13 +32,13 @@ def test_index_lists_every_scm_in_the_manifest(catalogue: Catalogue) -> None:
     assert 'href="scm/clinic.html"' in index and 'href="scm/gen8.html"' in index
     assert 'href="scm/broken.html"' not in index
     assert 'id="filter-text"' in index and 'id="filter-family"' in index
-    assert sorted(catalogue.result.pages) == ["clinic", "gen8"]
+    assert sorted(catalogue.result.pages) == sorted(["clinic", "gen8", WIDE_ID])
 
 
 def test_scm_page_has_figure_variables_edges_gates_and_plots(catalogue: Catalogue) -> None:
     page = (catalogue.site / "scm" / "clinic.html").read_text(encoding="utf-8")
     assert '<img src="clinic/graph.svg"' in page
-    for name in ("age", "dose", "frailty", "bp", "high_bp", "visit"):
+    for name in ("age", "dose", "frailty", "bp", "high_<wbr>bp", "visit"):
         assert f"<td><b>{name}</b></td>" in page
     assert '<math display="inline" alttext="bp = ' in page and "<mi>bp_per_mg</mi>" in page
     assert "arterial stiffening with age" in page  # an edge reason
@@ -79,9 +80,12 @@ def test_report_cli_replaces_stale_pages_and_reports_bad_input(catalogue: Catalo
     (site / "keep.txt").write_text("mine")
     result = CliRunner().invoke(app, ["report", str(catalogue.data), "--out", str(site)])
     assert result.exit_code == 0, result.output
-    assert "2 SCM pages" in result.output and "no page   broken" in result.output
+    assert "3 SCM pages" in result.output and "no page   broken" in result.output
     assert not (site / "scm" / "stale").exists() and (site / "keep.txt").exists()
     assert (site / "scm" / "clinic.html").is_file()
+    missing = CliRunner().invoke(app, ["report", str(tmp_path / "nothing"), "--out", "x"])
+    assert missing.exit_code == 2 and "does not exist" in missing.output  # usage
+    (tmp_path / "nothing").mkdir()
     missing = CliRunner().invoke(app, ["report", str(tmp_path / "nothing"), "--out", "x"])
     assert missing.exit_code == 1 and "manifest.json not found" in missing.output
     assert "Traceback" not in missing.output

@@ -131,3 +131,53 @@ def test_baseline_without_causal_learn(data: Path, tmp_path: Path,
     monkeypatch.setitem(sys.modules, "causallearn", None)
     code, out = invoke("baseline", str(data), "--out", str(tmp_path / "b"))
     assert code == 1 and "pip install 'scmspec[baselines]'" in out
+
+
+def test_the_same_graph_scores_the_same_under_any_file_name(data: Path, tmp_path: Path) -> None:
+    """The orientation seed comes from the graph and the SCM id, not the file name: the true
+    CPDAG (three undirected edges, eight orientations) saved under six names, scored singly
+    and as a pool, gives one set of DAG scores."""
+    cpdag = "x -- m\nm -- y\ny -- z\n"
+    truth = str(data / "confounded_chain")
+    scores = []
+    for name in ("pred.txt", "rep-0.txt", "rep-1.txt", "pc_output.txt", "another name.txt",
+                 "zzz.txt"):
+        (tmp_path / name).write_text(cpdag)
+        code, out = invoke("score", str(tmp_path / name), "--truth", truth, "--json")
+        assert code == 0, out
+        s = json.loads(out)
+        scores.append({k: s[k] for k in ("f1", "shd", "sid", "seed")})
+    assert all(s == scores[0] for s in scores), scores
+    preds = tmp_path / "pool" / "confounded_chain"
+    preds.mkdir(parents=True)
+    for r in range(2):
+        (preds / f"rep-{r}.txt").write_text(cpdag)
+    code, out = invoke("score", "--pool", str(data), "--preds", str(tmp_path / "pool"), "--json")
+    rows = json.loads(out)["rows"]
+    assert [(r["f1"], r["shd"]) for r in rows] == [(scores[0]["f1"], scores[0]["shd"])] * 2
+
+
+def test_pag_target_on_a_card_with_a_latent_confounder(data: Path, tmp_path: Path) -> None:
+    """u confounds x and y, and x -> m -> y: x and y are adjacent in the MAG (x --> y: x is an
+    ancestor of y). No unshielded collider, so the PAG is x o-o m o-o y o-o z plus x o-o y.
+    The observed DAG x -> m -> y -> z against it: no exact edge, the three shared pairs
+    differ and x - y is missing (SHD 4), skeleton recall 3/4, and its three arrowheads and
+    three tails are all claims the PAG does not make."""
+    code, out = invoke("export", str(data), "--to", "adjacency", "--out", str(tmp_path / "e"))
+    assert code == 0, out
+    pag = tmp_path / "e" / "confounded_chain" / "graphs" / "pag.txt"
+    assert pag.read_text() == "x o-o m\nx o-o y\nm o-o y\ny o-o z\n"
+    truth = str(data / "confounded_chain")
+    code, out = invoke("score", str(pag), "--truth", truth, "--target", "pag", "--json")
+    s = json.loads(out)
+    assert (s["f1"], s["shd"], s["skeleton_f1"]) == (1.0, 0, 1.0)
+    dag = data / "confounded_chain" / "graph" / "adjacency.csv"
+    code, out = invoke("score", str(dag), "--truth", truth, "--target", "pag", "--json")
+    s = json.loads(out)
+    assert (s["f1"], s["shd"], s["skeleton_recall"]) == (0.0, 4, 0.75)
+    assert (s["arrowhead_precision"], s["tail_precision"]) == (0.0, 0.0)
+    code, out = invoke("score", str(dag), "--truth", truth, "--target", "pag")
+    assert code == 0 and "arrowhead_f1" in out and "target pag" in out
+    code, out = invoke("score", str(dag), "--truth", truth, "--target", "pag",
+                       "--convention", "gcastle")
+    assert code == 2 and "true DAG only" in out

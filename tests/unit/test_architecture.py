@@ -27,8 +27,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scmspec.synthetic",),
     ("scmspec.api",),
     ("scmspec.build",),
-    ("scmspec.render", "scmspec.scoring", "scmspec.authoring", "scmspec.release",
-     "scmspec.evaluation", "scmspec.leaderboard"),
+    ("scmspec.render", "scmspec.scoring", "scmspec.authoring", "scmspec.datasets",
+     "scmspec.release", "scmspec.evaluation", "scmspec.leaderboard"),
     ("scmspec.cli",),
     ("scmspec", "scmspec.__main__"),
 )
