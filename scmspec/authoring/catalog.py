@@ -19,11 +19,13 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
+from scmspec.authoring.mix import PAPER, Composition, composition
 from scmspec.build.cards import parse_all
 from scmspec.build.discover import GRID_SUFFIXES, discover
 from scmspec.compiler.resolve import ResolvedCard, resolve
@@ -70,6 +72,7 @@ class CardEntry:
     selection: str | None
     equations: str
     targets: tuple[str, ...]
+    composition: Composition = field(default_factory=Composition, compare=False)
 
 
 def _cell(text: str) -> str:
@@ -115,7 +118,8 @@ def _entry(resolved: ResolvedCard, link: str) -> CardEntry:
         observed_edges=sum(a in observed and b in observed for a, b in graph.edges),
         latent=tuple(v for v in card.variables if v not in observed),
         selection=card.selection.condition if card.selection else None,
-        equations=equations_used(resolved), targets=tuple(resolved.targets))
+        equations=equations_used(resolved), targets=tuple(resolved.targets),
+        composition=composition(resolved))
 
 
 def _link(path: Path, root: Path) -> str:
@@ -177,6 +181,67 @@ def _summary(entries: list[CardEntry]) -> list[str]:
     return [*lines, ""]
 
 
+def library_section(entries: list[CardEntry]) -> list[str]:
+    """The semantic and formula libraries beside CausalArena's released pools (Figure 18).
+
+    Sizes count observed variables, observed edges and intervention targets; mechanism
+    shares are edge shares and noise shares node shares (scmspec.authoring.mix says how).
+    """
+    lines = ["## The library beside CausalArena's released pools", "",
+             "Sizes count what a method sees: observed variables, edges between them, "
+             "intervention targets. Mechanism shares are shares of edges (each edge takes "
+             "its child's mechanism category), noise shares are shares of non-root nodes, "
+             "as in CausalArena's Figure 18; `scmspec/authoring/mix.py` gives the rules. "
+             "Only cards of the reference domains count (not the game scenarios).", ""]
+    for family, paper in PAPER.items():
+        es = [e for e in entries if e.family == family and e.domain in paper["domains"]]
+        if not es:
+            continue
+        mix = Composition()
+        for e in es:
+            mix.add(e.composition)
+        lines += _size_table(family, es, paper) + _mix_table(mix, paper)
+    return lines
+
+
+def _spread(values: list[int]) -> str:
+    return f"{min(values)}-{max(values)} ({sum(values) / len(values):.2f})"
+
+
+def _size_table(family: str, es: list[CardEntry], paper: dict[str, Any]) -> list[str]:
+    def ref(key: str) -> str:
+        lo, hi, mean = paper[key]
+        return f"{lo}-{hi} ({mean:.2f})"
+    return [f"### {family.capitalize()}", "",
+            "| | cards | domains | variables | edges | targets |", "|---|---|---|---|---|---|",
+            f"| this library | {len(es)} | {len({e.domain for e in es})} | "
+            f"{_spread([e.observed for e in es])} | {_spread([e.observed_edges for e in es])} | "
+            f"{_spread([len(e.targets) for e in es])} |",
+            f"| CausalArena | 100 | 10 | {ref('variables')} | {ref('edges')} | "
+            f"{ref('targets')} |", ""]
+
+
+def _mix_table(mix: Composition, paper: dict[str, Any]) -> list[str]:
+    shown = list(paper["mechanisms"]) + [c for c, _ in mix.mechanisms.most_common(6)
+                                         if c not in paper["mechanisms"]]
+    rows = [f"| {c} | {mix.edge_share(c):.1f} | {paper['mechanisms'].get(c, '-')} |"
+            for c in shown]
+    noise = ["none", *paper["noise_order"]]
+    noise += [c for c, _ in mix.noise.most_common(4) if c not in noise]
+    nrows = [f"| {c} | {mix.noise_share(c):.1f} | {_paper_noise(c, paper)} |" for c in noise]
+    return ["| mechanism (% of edges) | this library | CausalArena |", "|---|---|---|", *rows, "",
+            "| extra noise (% of non-root nodes) | this library | CausalArena |", "|---|---|---|",
+            *nrows, ""]
+
+
+def _paper_noise(category: str, paper: dict[str, Any]) -> str:
+    """The paper gives the share without noise, and the others only in order."""
+    if category == "none":
+        return str(paper["noise_none"])
+    order = paper["noise_order"]
+    return f"rank {order.index(category) + 1}" if category in order else "-"
+
+
 def _families(entries: list[CardEntry]) -> list[str]:
     present = {e.family for e in entries}
     return [f for f in FAMILY_ORDER if f in present] + sorted(present - set(FAMILY_ORDER))
@@ -211,7 +276,7 @@ def card_index(paths: Iterable[str | Path], root: str | Path | None = None) -> s
     paths = list(paths)
     base = Path(root) if root is not None else Path.cwd()
     entries, failed = collect(paths, base)
-    lines = [HEADER, *_summary(entries)] if entries else [HEADER]
+    lines = [HEADER, *_summary(entries), *library_section(entries)] if entries else [HEADER]
     for family in _families(entries):
         lines += _family_section(family, [e for e in entries if e.family == family])
     lines += _grids(paths, base)

@@ -147,6 +147,17 @@ def _dependent_nodes(expr: sp.Basic, ps: frozenset[sp.Symbol]) -> set[str]:
     return found
 
 
+def operations(expr: sp.Basic, parents: Iterable[str]) -> set[str]:
+    """Names of the operations applied to parent-dependent terms (``ratio``, ``Min``, ...).
+
+    Example:
+        >>> x, y = sp.symbols("x y", real=True)
+        >>> sorted(operations(x / y + sp.Max(x, 1), ("x", "y")))
+        ['Add', 'Max', 'Mul', 'Pow', 'ratio']
+    """
+    return _dependent_nodes(expr, _parent_symbols(tuple(parents)))
+
+
 def classify(expr: sp.Basic, parents: tuple[str, ...]) -> str:
     """The mechanism family of an equation over ``parents`` (see the module table).
 
