@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
@@ -61,9 +62,9 @@ SEMANTIC_DOMAINS = ("cybersecurity and IT operations", "education", "finance and
 FORMULA_DOMAINS = ("biology and ecology", "astronomy", "chemistry", "mechanics and fluids",
                    "earth systems", "electromagnetism", "energy systems",
                    "materials and structures", "optics and waves", "thermodynamics")
-PAPER = {
-    "semantic": {"domains": SEMANTIC_DOMAINS, "variables": (17, 25, 22.89), "edges": (25, 67, 40.28),
-                 "targets": (1, 12, 3.82),
+PAPER: dict[str, dict[str, Any]] = {
+    "semantic": {"domains": SEMANTIC_DOMAINS, "variables": (17, 25, 22.89),
+                 "edges": (25, 67, 40.28), "targets": (1, 12, 3.82),
                  "mechanisms": {"event_count": 15.3, "threshold": 8.5, "stock_flow": 8.3,
                                 "ordinal_categorical": 8.1},
                  "noise_none": 43.2, "noise_order": ("normal", "lognormal", "bernoulli",
