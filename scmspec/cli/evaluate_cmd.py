@@ -42,7 +42,8 @@ def _choices(values: list[str] | None, allowed: tuple[str, ...], flag: str) -> t
 
 
 def evaluate_command(
-    pkg: Annotated[Path, typer.Argument(help="release package (scmspec release --out)")],
+    pkg: Annotated[Path, typer.Argument(help="release package (scmspec release --out)",
+                                                    exists=True)],
     out: Annotated[Path, Opt("--out", "-o", help="run folder (resumed if it exists)")],
     method: Annotated[str | None, Opt(help="built-in (pc, ges, fci, lingam, notears, "
                                       "random_regress) or module:function")] = None,
@@ -55,7 +56,8 @@ def evaluate_command(
     workers: Annotated[int, Opt("--workers", "-j", min=1, help="rows at once")] = 1,
     executor: Annotated[str, Opt(help="local | dask")] = "local",
     scheduler: Annotated[str | None, Opt(help="Dask scheduler address")] = None,
-    truth: Annotated[Path | None, Opt(help="truth archive: also score reserved rows")] = None,
+    truth: Annotated[Path | None, Opt(help="truth archive: also score reserved rows",
+                                         exists=True)] = None,
     part: Annotated[list[str] | None, Opt(help="public | reserved (default both)")] = None,
     split: Annotated[list[str] | None, Opt(help="obs | obsint (default both)")] = None,
     ids: Annotated[list[str] | None, Opt("--ids", help="only SCM ids matching (glob)")] = None,

@@ -13,7 +13,8 @@ from scmspec.leaderboard import build_leaderboard
 
 
 def leaderboard_command(
-    runs: Annotated[list[Path], typer.Argument(help="run folders (scmspec evaluate --out)")],
+    runs: Annotated[list[Path], typer.Argument(help="run folders (scmspec evaluate --out)",
+                                                     exists=True)],
     out: Annotated[Path, typer.Option("--out", "-o", help="site folder")] = Path("leaderboard"),
 ) -> None:
     """Scores per slice, pairwise win rates and figures in an offline HTML site."""

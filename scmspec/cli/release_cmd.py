@@ -14,14 +14,15 @@ Opt = typer.Option
 
 
 def release_command(
-    pools: Annotated[list[Path], typer.Argument(help="compiled pools (scmspec compile --out)")],
+    pools: Annotated[list[Path], typer.Argument(help="compiled pools (scmspec compile --out)",
+                                                       exists=True)],
     version: Annotated[str, Opt("--version", help="release version label, e.g. 2026.1")],
     out: Annotated[Path, Opt("--out", "-o", help="package folder (what you publish)")],
     seed: Annotated[int | None, Opt(help="release seed (default: the previous one, else 0)")]
     = None,
     fraction: Annotated[float, Opt(help="public share of each family")] = 0.5,
     previous: Annotated[Path | None, Opt(help="the previous package: list changes, keep its "
-                                         "public SCMs public")] = None,
+                                         "public SCMs public", exists=True)] = None,
     truth_out: Annotated[Path | None, Opt(help="truth archive (default PKG.truth.tar beside "
                                           "PKG); keep it private")] = None,
     include_drafts: Annotated[bool, Opt(help="also release cards in state draft")] = False,

@@ -32,10 +32,12 @@ MISSING_INPUT = {
     "score": ["score", "{missing}", "--truth", "{tmp}"],
     "baseline": ["baseline", "{missing}", "--out", "{tmp}/b"],
     "synth": ["synth", "{missing}", "--out", "{tmp}/s"],
-    # commands of other branches, checked once they are registered here
     "effects": ["effects", "{missing}"],
     "optimize": ["optimize", "{missing}", "--outcome", "y", "--knobs", "x"],
     "score-effects": ["score-effects", "{missing}", "--truth", "{tmp}"],
+    "release": ["release", "{missing}", "--version", "1", "--out", "{tmp}/pkg"],
+    "evaluate": ["evaluate", "{missing}", "--out", "{tmp}/run", "--method", "pc"],
+    "leaderboard": ["leaderboard", "{missing}", "--out", "{tmp}/board"],
 }
 NO_INPUT_FILE = {"schema": ["schema"], "new": ["new", "x", "--family", "semantic", "--domain",
                                                 "d", "--out", "{tmp}/new"]}
