@@ -37,8 +37,8 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "SCM", "CardError", "Diagnostic", "Environment", "InterventionalData", "LoadedCard", "ScmspecError", "Span",
-    "__version__", "compile", "compile_file", "compile_text", "load", "load_spec",
+    "SCM", "CardError", "Diagnostic", "Environment", "InterventionalData", "LoadedCard",
+    "ScmspecError", "Span", "__version__", "compile", "compile_file", "compile_text", "load", "load_spec",
 ]
 
 

@@ -196,8 +196,10 @@ class Episode:
         """End the episode; without a submission it is *truncated* (Heuresis's word)."""
         if self.status == "open":
             self.status = "truncated"
+            empty = None if self.config.goal is not None else graph_scores(
+                self._scm, {"edges": []})  # Heuresis: a truncated episode scores as no answer
             self.log.write({"event": "end", "status": "truncated", "reason": reason,
-                            "budget": self.budget_status()})
+                            "budget": self.budget_status(), "scores": empty})
         self.log.close()
 
     @property

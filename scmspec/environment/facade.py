@@ -37,6 +37,7 @@ class Environment:
     """
 
     __slots__ = ("_key", "__weakref__")
+    _key: str
 
     def __init__(self, episode: Episode) -> None:
         key = secrets.token_hex(16)

@@ -96,8 +96,8 @@ def design_scores(scm: SCM, goal: DesignGoal, design: Mapping[str, Any],
     return jsonable({
         "outcome": goal.outcome, "maximize": goal.maximize, "population": found.population,
         "value": mine.estimate, "value_se": mine.se, "optimum": found.best.estimate,
-        "optimum_se": found.best.se, "regret": -sign * mine.diff, "regret_se": mine.diff_se,
-        "regret_points": -sign * mine.diff * 100.0, "rows": found.rows, "seed": found.seed,
+        "optimum_se": found.best.se, "regret": 0.0 - sign * mine.diff, "regret_se": mine.diff_se,
+        "regret_points": 0.0 - sign * mine.diff * 100.0, "rows": found.rows, "seed": found.seed,
         "method": "monte carlo: common random numbers, paired check run (docs/environment.md)"})
 
 
