@@ -38,7 +38,8 @@ _EXPORTS = {
 
 __all__ = [
     "SCM", "CardError", "Diagnostic", "Environment", "InterventionalData", "LoadedCard",
-    "ScmspecError", "Span", "__version__", "compile", "compile_file", "compile_text", "load", "load_spec",
+    "ScmspecError", "Span", "__version__", "compile", "compile_file", "compile_text", "load",
+    "load_spec",
 ]
 
 

@@ -9,7 +9,7 @@ import typer
 
 from scmspec.cli.common import echo
 from scmspec.environment.config import EnvironmentConfig, EnvironmentError
-from scmspec.environment.server import SERVER_ROWS, EnvironmentService, make_server
+from scmspec.environment.server import EnvironmentService, make_server
 from scmspec.environment.source import open_scm
 
 Opt = typer.Option
@@ -31,9 +31,6 @@ def serve_command(
     try:
         model, spec_hash = open_scm(package, scm, truth)
         cfg = EnvironmentConfig.read(config) if config else EnvironmentConfig()
-        if cfg.budget.max_rows_per_query > SERVER_ROWS:  # bounded responses over HTTP
-            cfg = EnvironmentConfig.from_json({**cfg.to_json(), "budget": {
-                **cfg.to_json()["budget"], "max_rows_per_query": SERVER_ROWS}})
         service = EnvironmentService(model, spec_hash, cfg, logs, seed)
         server = make_server(service, port)
     except (EnvironmentError, OSError) as exc:

@@ -60,6 +60,10 @@ class EnvironmentService:
 
     def __init__(self, scm: SCM, spec_sha256: str, config: EnvironmentConfig,
                  logs: Path | None = None, seed: int | None = None) -> None:
+        if config.budget.max_rows_per_query > SERVER_ROWS:  # bounded responses over HTTP
+            doc = config.to_json()
+            config = EnvironmentConfig.from_json(
+                {**doc, "budget": {**doc["budget"], "max_rows_per_query": SERVER_ROWS}})
         self.scm, self.spec_sha256, self.config = scm, spec_sha256, config
         self.logs, self.seed = logs, seed
         self.episodes: dict[str, Episode] = {}
@@ -169,6 +173,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_DELETE(self) -> None:  # noqa: N802
         self._dispatch("DELETE")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._dispatch("PUT")
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        self._dispatch("PATCH")
 
     def _dispatch(self, method: str) -> None:
         try:
