@@ -32,6 +32,9 @@ class EnvironmentError(ScmspecError):  # noqa: A001 - scoped to this package
         super().__init__(message)
         self.message, self.hint = message, hint
 
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
     def payload(self) -> dict[str, Any]:
         """The JSON body of the refusal (no traceback, no internals)."""
         out: dict[str, Any] = {"error": self.code, "message": self.message}

@@ -62,53 +62,46 @@ class Environment:
     # -- queries ---------------------------------------------------------------------------
     def observe(self, n: int) -> pd.DataFrame:
         """Draw n units without intervention; the rows that pass selection come back."""
-        return self._episode.observe(n)
+        return _episode(self).observe(n)
 
     def intervene(self, design: dict[str, Any], n: int) -> pd.DataFrame:
         """Draw n units under ``design`` ({target: value, level name or handler})."""
-        return self._episode.intervene(design, n)
+        return _episode(self).intervene(design, n)
 
     def submit_graph(self, adjacency: Any, variables: list[str] | None = None
                      ) -> dict[str, Any]:
         """End the episode with a directed adjacency (row -> column); the scores."""
-        return self._episode.submit_graph(adjacency, variables)
+        return _episode(self).submit_graph(adjacency, variables)
 
     def submit_design(self, values: dict[str, Any]) -> dict[str, Any]:
         """End the episode with a design of every knob; its value against the optimum."""
-        return self._episode.submit_design(values)
+        return _episode(self).submit_design(values)
 
     def close(self) -> None:
         """End the episode without a submission (logged as truncated)."""
-        self._episode.close()
+        _episode(self).close()
 
     # -- what may be known -----------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
         """Variables, allowed targets with their ranges or levels, budget and goal."""
-        return self._episode.describe()
+        return _episode(self).describe()
 
     @property
     def budget(self) -> dict[str, Any]:
-        return self._episode.budget_status()
+        return _episode(self).budget_status()
 
     @property
     def status(self) -> str:
-        return self._episode.status
+        return _episode(self).status
 
     @property
     def seed(self) -> int:
-        return self._episode.seed
+        return _episode(self).seed
 
     @property
     def log(self) -> list[dict[str, Any]]:
         """The episode's events so far (copies)."""
-        return [dict(e) for e in self._episode.events]
-
-    @property
-    def _episode(self) -> Episode:
-        episode = _EPISODES.get(self._key)
-        if episode is None:
-            raise EnvironmentError("this environment is gone")
-        return episode
+        return [dict(e) for e in _episode(self).events]
 
     def __enter__(self) -> Environment:
         return self
@@ -124,6 +117,14 @@ class Environment:
 
     def __reduce__(self) -> NoReturn:
         raise TypeError("an Environment cannot be pickled or copied (the SCM stays sealed)")
+
+
+def _episode(env: Environment) -> Episode:
+    """The episode behind an environment (a function, not an attribute of the object)."""
+    episode = _EPISODES.get(object.__getattribute__(env, "_key"))
+    if episode is None:
+        raise EnvironmentError("this environment is gone")
+    return episode
 
 
 def _forget(key: str) -> None:
