@@ -133,8 +133,8 @@ def test_bad_row_counts_and_finished_episodes_are_refused(games: dict[str, Path]
 
 def test_graph_submissions_score_as_scmspec_score(games: dict[str, Path]) -> None:
     import scmspec
-    from scmspec.interop.truth import load_truth
     from scmspec.interop.predictions import matrix_marks
+    from scmspec.interop.truth import load_truth
     from scmspec.scoring.targets import score_prediction
 
     scm = scmspec.load_spec(games[ANTENNA] / "spec.json")
@@ -166,5 +166,5 @@ def test_the_truth_is_not_reachable_from_the_object(games: dict[str, Path]) -> N
         env._key = "x"  # type: ignore[misc]
     text = json.dumps([env.describe(), env.budget, env.log, repr(env)])
     for secret in ("weather_u", "is_storm", "survived", "drag_load", "equation", "storm_cutoff",
-                   "edges", "wind_storm", "indicator("):
+                   "reason", "wind_storm", "indicator("):
         assert secret not in text, secret
