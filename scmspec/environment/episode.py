@@ -26,6 +26,7 @@ from scmspec.environment.config import (
 )
 from scmspec.environment.log import EPISODE_FORMAT, EpisodeLog
 from scmspec.environment.queries import (
+    Columns,
     check_design,
     context_handlers,
     draw,
@@ -112,19 +113,22 @@ class Episode:
 
     # -- queries --------------------------------------------------------------------------
     def observe(self, n: Any) -> pd.DataFrame:
-        return self._query("observe", n, None)
+        return self.query("observe", n, None)[0]
 
     def intervene(self, design: Any, n: Any) -> pd.DataFrame:
-        return self._query("intervene", n, design)
+        return self.query("intervene", n, design)[0]
 
-    def _query(self, kind: str, n: Any, design: Any) -> pd.DataFrame:
+    def query(self, kind: str, n: Any, design: Any) -> tuple[pd.DataFrame, Columns]:
+        """Serve one query: the returned rows as a frame and as column arrays."""
         event: dict[str, Any] = {"event": "query", "kind": kind, "n": jsonable_raw(n)}
         if design is not None:
             event["design"] = jsonable_raw(design)
         try:
             self._open()
             rows = self._rows(n)
-            handlers = {} if design is None else check_design(
+            if kind not in ("observe", "intervene"):
+                raise EnvironmentError(f"unknown query kind {kind!r}", "observe or intervene")
+            handlers = {} if kind == "observe" else check_design(
                 self._scm, design, self.allowed, self.config.handlers, self._context)
             cost = self.config.budget.cost(kind, rows, list(handlers))
             self._afford(cost, rows)
@@ -134,15 +138,15 @@ class Episode:
             raise
         index, split = self.queries, f"episode-q{self.queries}"
         streams = Streams(self.seed, self._scm.id, split, 0)
-        frame, drawn = draw(self._scm, {**self._context, **handlers}, rows, streams,
-                            self._scale)
+        frame, arrays = draw(self._scm, {**self._context, **handlers}, rows, streams,
+                             self._scale)
         self.spent += cost
         self.queries += 1
-        frame.attrs.update(query=index, drawn=drawn, returned=len(frame))
+        frame.attrs.update(query=index, drawn=rows, returned=len(frame))
         self.log.write({**event, "index": index, "split": split, "cost": cost,
-                        "rows_spent": self.spent, "queries_used": self.queries, "drawn": drawn,
-                        "returned": len(frame), "sha256": frame_digest(frame)})
-        return frame
+                        "rows_spent": self.spent, "queries_used": self.queries, "drawn": rows,
+                        "returned": len(frame), "sha256": frame_digest(arrays)})
+        return frame, arrays
 
     def _open(self) -> None:
         if self.status != "open":

@@ -27,13 +27,11 @@ _EPISODES: dict[str, Episode] = {}
 class Environment:
     """A sealed SCM an agent queries under a budget (docs/environment.md).
 
-    Example:
-        >>> import scmspec, tempfile
-        >>> from pathlib import Path
-        >>> folder = Path(tempfile.mkdtemp())
-        >>> _ = scmspec.compile_file("cards/causalgame/drone_antenna_trap.yaml")  # doctest: +SKIP
+    Example (``scmspec compile cards/causalgame --out data`` first):
         >>> env = Environment.open("data/drone_antenna_trap", seed=7)  # doctest: +SKIP
         >>> survivors = env.intervene({"antenna_def": 0}, 500)  # doctest: +SKIP
+        >>> survivors.attrs["drawn"], len(survivors) < 500  # doctest: +SKIP
+        (500, True)
     """
 
     __slots__ = ("_key", "__weakref__")

@@ -26,7 +26,7 @@ from pydantic import TypeAdapter, ValidationError
 from scmspec.compiler.kinds.interventions import DoHandler, HandlerBase, HandlerSpec
 from scmspec.environment.config import EnvironmentError, OutOfRangeError, UnknownTargetError
 from scmspec.samplers.numpy_sampler import PILOT_ROWS, run_pass, selected
-from scmspec.samplers.scm import SCM
+from scmspec.samplers.scm import SCM, typed_column
 from scmspec.samplers.streams import Streams
 from scmspec.synthetic.rng import stream
 from scmspec.synthetic.stressors import apply_observation_stressors
@@ -34,6 +34,7 @@ from scmspec.synthetic.stressors import apply_observation_stressors
 _HANDLER: TypeAdapter[Any] = TypeAdapter(HandlerSpec)
 SCALE_ROWS = 10_000  # the fixed reference sample that standardised cards are scaled by
 Handlers = dict[str, HandlerBase]
+Columns = dict[str, np.ndarray]
 
 
 def check_design(scm: SCM, design: Mapping[str, Any], allowed: tuple[str, ...],
@@ -108,8 +109,8 @@ def _number(scm: SCM, name: str, value: Any) -> float:
 
 
 def draw(scm: SCM, handlers: Handlers, n: int, streams: Streams,
-         scale: tuple[pd.Series, pd.Series] | None) -> tuple[pd.DataFrame, int]:
-    """The rows one query returns (survivors of n drawn units), and n."""
+         scale: tuple[pd.Series, pd.Series] | None) -> tuple[pd.DataFrame, Columns]:
+    """The rows one query returns (survivors of n drawn units), as a frame and as arrays."""
     plan = scm.plan
 
     def pilot() -> dict[str, np.ndarray]:  # baselines of data-driven handlers
@@ -117,8 +118,14 @@ def draw(scm: SCM, handlers: Handlers, n: int, streams: Streams,
 
     cols = run_pass(plan, n, streams, forced=handlers or None, pilot=pilot)
     keep = selected(plan, cols, n)
-    frame = scm.frame({k: v[keep] for k, v in cols.items()})
-    return observe_as_released(scm, frame, streams, scale), n
+    spec = scm.compiled.card.variables
+    # SCM.frame's typing rule (discrete kinds as int64 when integral), built in one step:
+    # for the small tables agents ask for, pandas' per-column astype dominated the query.
+    arrays = {v: typed_column(cols[v][keep], spec[v].kind) for v in scm.observed}
+    frame = observe_as_released(scm, pd.DataFrame(arrays, copy=False), streams, scale)
+    if scm.compiled.card.synthetic is not None:
+        arrays = {str(c): frame[c].to_numpy() for c in frame.columns}
+    return frame, arrays
 
 
 def observe_as_released(scm: SCM, frame: pd.DataFrame, streams: Streams,
@@ -148,11 +155,17 @@ def reference_scale(scm: SCM) -> tuple[pd.Series, pd.Series] | None:
     return frame.mean(), frame.std(ddof=0).replace(0.0, 1.0)
 
 
-def frame_digest(frame: pd.DataFrame) -> str:
-    """sha256 of a frame's column names, dtypes and values: equal iff the data are bit-equal."""
+def frame_digest(columns: Columns) -> str:
+    """sha256 of a table's column names, dtypes and values: equal iff the data are bit-equal.
+
+    Example:
+        >>> a = {"x": np.array([1.0, 2.0])}
+        >>> frame_digest(a) == frame_digest({"x": np.array([1.0, 2.0])}), frame_digest(a) == \
+        ...     frame_digest({"x": np.array([1, 2])})
+        (True, False)
+    """
     h = hashlib.sha256()
-    for name in frame.columns:
-        col = frame[name].to_numpy()
+    for name, col in columns.items():
         h.update(f"{name}|{col.dtype.str}|{len(col)};".encode())
         h.update(np.ascontiguousarray(col).tobytes())
     return h.hexdigest()

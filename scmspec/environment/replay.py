@@ -31,11 +31,8 @@ def replay(log: str | Path, path: str | Path, scm_id: str | None = None,
                       seed=int(start["seed"]))
     frames = []
     for event in (e for e in events if e.get("event") == "query"):
-        if event["kind"] == "observe":
-            frame = episode.observe(event["n"])
-        else:
-            frame = episode.intervene(event["design"], event["n"])
-        if frame_digest(frame) != event["sha256"]:
+        frame, arrays = episode.query(event["kind"], event["n"], event.get("design"))
+        if frame_digest(arrays) != event["sha256"]:
             raise LogError(f"{log}: query {event['index']} replays to different data")
         frames.append(frame)
     return frames

@@ -101,11 +101,11 @@ class EnvironmentService:
             episode.close("the server stopped")
 
 
-def _table(frame: pd.DataFrame, episode: Episode) -> dict[str, Any]:
-    columns = [_plain(frame[c].to_numpy()) for c in frame.columns]
-    return {"columns": [str(c) for c in frame.columns],
-            "rows": [list(r) for r in zip(*columns)] if len(frame) else [], **frame.attrs,
-            "budget": episode.budget_status()}
+def _table(frame: pd.DataFrame, arrays: dict[str, np.ndarray], episode: Episode
+           ) -> dict[str, Any]:
+    columns = [_plain(a) for a in arrays.values()]
+    return {"columns": list(arrays), "rows": [list(r) for r in zip(*columns)] if len(frame)
+            else [], **frame.attrs, "budget": episode.budget_status()}
 
 
 def _plain(values: np.ndarray) -> list[Any]:
@@ -128,10 +128,9 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[[EnvironmentService, str, Any]
     ("GET", re.compile(r"/episodes/(?P<t>[\w-]+)"),
      lambda s, t, b: (200, s.episode(t).describe())),
     ("POST", re.compile(r"/episodes/(?P<t>[\w-]+)/observe"),
-     lambda s, t, b: _query(s.episode(t), lambda e: e.observe(_field(b, "n")))),
+     lambda s, t, b: _query(s.episode(t), "observe", b, None)),
     ("POST", re.compile(r"/episodes/(?P<t>[\w-]+)/intervene"),
-     lambda s, t, b: _query(s.episode(t),
-                            lambda e: e.intervene(_field(b, "design"), _field(b, "n")))),
+     lambda s, t, b: _query(s.episode(t), "intervene", b, _field(b, "design"))),
     ("POST", re.compile(r"/episodes/(?P<t>[\w-]+)/submit/graph"),
      lambda s, t, b: _locked(s.episode(t), lambda e: e.submit_graph(
          _field(b, "adjacency"), b.get("variables")))),
@@ -147,9 +146,10 @@ def _end(episode: Episode) -> dict[str, Any]:
     return {"status": episode.status}
 
 
-def _query(episode: Episode, run: Callable[[Episode], pd.DataFrame]) -> Reply:
+def _query(episode: Episode, kind: str, body: dict[str, Any], design: Any) -> Reply:
+    n = _field(body, "n")
     with episode.lock:
-        return 200, _table(run(episode), episode)
+        return 200, _table(*episode.query(kind, n, design), episode)
 
 
 def _locked(episode: Episode, run: Callable[[Episode], dict[str, Any]]) -> Reply:
