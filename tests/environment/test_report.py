@@ -48,3 +48,14 @@ def test_the_report_counts_finished_and_truncated_episodes(games: dict[str, Path
 def test_a_folder_without_logs_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["episodes", str(tmp_path), "--out", str(tmp_path / "s")])
     assert result.exit_code == 1 and "no episode logs" in result.output
+
+
+def test_serve_refuses_what_it_cannot_serve(games: dict[str, Path], tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["serve", str(tmp_path), "--port", "0"])
+    assert result.exit_code == 1 and "no compiled SCM folder" in result.output
+    bad = tmp_path / "config.json"
+    bad.write_text('{"budget": {"rows": -1}}')
+    result = runner.invoke(app, ["serve", str(games[ANTENNA]), "--config", str(bad)])
+    assert result.exit_code == 1 and "finite numbers >= 0" in result.output
+    assert "Traceback" not in result.output
