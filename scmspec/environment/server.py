@@ -43,6 +43,7 @@ from scmspec.samplers.scm import SCM
 
 MAX_BODY = 64 * 1024
 MAX_OPEN_EPISODES = 256
+KEEP_ENDED = 4096  # ended episodes remembered (bounded memory)
 SERVER_ROWS = 10_000  # rows per query over HTTP unless the config asks for fewer
 Reply = tuple[int, dict[str, Any]]
 
@@ -53,6 +54,9 @@ class HttpError(EnvironmentError):
     def __init__(self, status: int, code: str, message: str, hint: str | None = None) -> None:
         super().__init__(message, hint)
         self.status, self.code = status, code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.status, self.code, self.message, self.hint))
 
 
 class EnvironmentService:
@@ -75,6 +79,7 @@ class EnvironmentService:
             if sum(e.status == "open" for e in self.episodes.values()) >= MAX_OPEN_EPISODES:
                 raise HttpError(503, "too_many_episodes", f"{MAX_OPEN_EPISODES} episodes are "
                                 "open", "finish or DELETE an episode first")
+            self._forget_finished()
             number, self.started = self.started, self.started + 1
             token = secrets.token_urlsafe(24)
             log = None if self.logs is None else \
@@ -82,6 +87,12 @@ class EnvironmentService:
             episode = Episode(self.scm, self.spec_sha256, self.config, self._seed(number), log)
             self.episodes[token] = episode
         return 201, {"token": token, "episode": episode.describe()}
+
+    def _forget_finished(self) -> None:
+        """Keep at most KEEP_ENDED ended episodes (their tokens answer 409, later 404)."""
+        ended = [t for t, e in self.episodes.items() if e.status != "open"]
+        for token in ended[:max(0, len(ended) - KEEP_ENDED)]:  # oldest first (dict order)
+            del self.episodes[token]
 
     def _seed(self, number: int) -> int | None:
         if self.seed is None:

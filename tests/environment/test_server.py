@@ -134,3 +134,38 @@ def test_no_response_holds_the_truth() -> None:
     for text in RESPONSES:
         for secret in SECRETS:
             assert secret not in text, (secret, text[:200])
+
+
+def test_ended_episodes_are_forgotten_beyond_a_bound(games: dict[str, Path],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    scm, spec_hash = open_scm(games["drone_antenna_trap"])
+    service = EnvironmentService(scm, spec_hash, EnvironmentConfig(), None, seed=0)
+    monkeypatch.setattr(server_module, "KEEP_ENDED", 2)
+    tokens = [service.start()[1]["token"] for _ in range(4)]
+    for token in tokens:
+        service.episode(token).close()
+    service.start()
+    assert [t in service.episodes for t in tokens] == [False, False, True, True]
+
+
+def test_http_errors_survive_pickling() -> None:
+    import pickle
+
+    error = server_module.HttpError(413, "request_too_large", "too big", "smaller")
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.status, again.code, str(again)) == (413, "request_too_large",
+                                                      "too big (smaller)")
+
+
+def test_a_bug_is_a_500_without_detail(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scmspec.environment.episode import Episode
+
+    token = call(base, "POST", "/episodes")[1]["token"]
+
+    def broken(self: Episode) -> dict[str, Any]:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(Episode, "describe", broken)
+    status, body = call(base, "GET", f"/episodes/{token}")
+    assert status == 500 and body["error"] == "internal_error"
+    assert "secret internals" not in json.dumps(body) and "Traceback" not in json.dumps(body)
