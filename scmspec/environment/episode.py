@@ -91,8 +91,8 @@ class Episode:
         goal = self.config.goal
         return jsonable({
             "variables": variables, "targets": targets, "handlers": list(self.config.handlers),
-            "selection": card.selection.meaning or "rows are kept only if they pass selection"
-            if card.selection else None,
+            "selection": None if card.selection is None else (
+                card.selection.meaning or "rows are kept only if they pass selection"),
             "goal": None if goal is None else {"outcome": goal.outcome, "knobs": list(goal.knobs),
                                                "maximize": goal.maximize,
                                                "context": dict(goal.context)},

@@ -34,7 +34,11 @@ class EpisodeLog:
         self._file: IO[str] | None = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("x", encoding="utf-8")  # never overwrite a log
+            try:
+                self._file = self.path.open("x", encoding="utf-8")  # never overwrite a log
+            except FileExistsError:
+                raise LogError(f"{self.path} exists: an episode log is never overwritten",
+                               "give each episode a new file") from None
 
     def write(self, event: dict[str, Any]) -> None:
         event = {**event, "t": round(time.monotonic() - self._start, 6)}

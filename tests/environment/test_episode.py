@@ -81,6 +81,8 @@ def test_a_replay_on_another_spec_is_refused(games: dict[str, Path], tmp_path: P
         env.observe(20)
     with pytest.raises(LogError, match="another spec"):
         replay(log, games[ZONE], scm_id=None)
+    with pytest.raises(LogError, match="never overwritten"):
+        Environment.open(games[ANTENNA], log=log)
 
 
 def test_each_episode_draws_fresh_randomness_from_its_seed(games: dict[str, Path]) -> None:

@@ -37,6 +37,7 @@ def test_observation_stressors_match_the_build(tmp_path: Path) -> None:
     write_json(tmp_path / "scm" / "spec.json", spec_document(scm))
     env = Environment.open(tmp_path / "scm", seed=9)
     got = env.observe(500)
+    assert env.describe()["selection"] is None  # no selection on this card
 
     streams = Streams(9, scm.id, "episode-q0", 0)
     clean = scm.frame(run_pass(scm.plan, 500, streams))
