@@ -105,6 +105,8 @@ def _number(scm: SCM, name: str, value: Any) -> float:
                               f"send a value between {spec.range[0]:g} and {spec.range[1]:g}")
     if spec.kind == "count" and x != round(x):
         raise OutOfRangeError(f"{name}={value!r}: a count takes whole numbers")
+    if spec.kind == "binary" and x not in (0.0, 1.0):
+        raise OutOfRangeError(f"{name}={value!r}: a binary target takes 0 or 1")
     return x
 
 

@@ -170,3 +170,32 @@ def test_the_truth_is_not_reachable_from_the_object(games: dict[str, Path]) -> N
     for secret in ("weather_u", "is_storm", "survived", "drag_load", "equation", "storm_cutoff",
                    "reason", "wind_storm", "indicator("):
         assert secret not in text, secret
+
+
+def test_discrete_targets_take_their_levels_only(tmp_path: Path) -> None:
+    import scmspec
+    from scmspec.api import spec_document
+    from scmspec.textio import write_json
+
+    scm = scmspec.compile_text("""
+id: levels
+title: levels
+family: semantic
+domain: demo
+variables:
+  flag: {meaning: a switch, kind: binary, range: [0, 1],
+         distribution: {kind: bernoulli, p: 0.5}, intervention: {meaning: set it}}
+  arm: {meaning: an arm, kind: categorical, levels: [placebo, drug],
+        distribution: {kind: categorical, probs: [0.5, 0.5]}, intervention: {meaning: assign}}
+  visits: {meaning: visits, kind: count, range: [0, 10],
+           distribution: {kind: poisson, rate: 2}, intervention: {meaning: schedule}}
+""")
+    (tmp_path / "s").mkdir()
+    write_json(tmp_path / "s" / "spec.json", spec_document(scm))
+    env = Environment.open(tmp_path / "s", seed=1)
+    for design in ({"flag": 0.5}, {"arm": "surgery"}, {"arm": 2}, {"visits": 2.5},
+                   {"visits": 11}):
+        with pytest.raises(OutOfRangeError):
+            env.intervene(design, 5)
+    rows = env.intervene({"flag": 1, "arm": "drug", "visits": 3}, 20)
+    assert (rows["flag"] == 1).all() and (rows["arm"] == 1).all() and (rows["visits"] == 3).all()
