@@ -42,6 +42,9 @@ def compile_command(
         help="also write effect and counterfactual truth (effects/; docs/effects.md)")] = False,
     effect_rows: Annotated[int, typer.Option(
         min=100, max=1_000_000, help="rows of the effect run (with --effects)")] = 20_000,
+    table_format: Annotated[Literal["csv", "parquet", "both"], typer.Option(
+        "--format", help="replicate tables as CSV, Parquet or both (docs/data-layout.md)")]
+    = "csv",
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
     from scmspec.build.driver import OutputError, compile_cards
@@ -54,7 +57,8 @@ def compile_command(
                                    workers=workers, executor=executor, scheduler=scheduler,
                                    force=force, prune=prune, on_done=bar.done,
                                    on_total=bar.total,
-                                   effects=EffectOptions(effect_rows) if effects else None)
+                                   effects=EffectOptions(effect_rows) if effects else None,
+                                   table_format=table_format)
     except OutputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
