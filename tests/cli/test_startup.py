@@ -46,3 +46,13 @@ def test_export_help_names_every_export_format() -> None:
     from scmspec.interop.export import EXPORT_FORMATS
 
     assert FORMAT_NAMES == EXPORT_FORMATS
+
+
+def test_the_validate_path_loads_no_plotting_or_scipy_stats() -> None:
+    """``scmspec validate`` needs the compiler, not plots, scipy.stats or scipy.optimize
+    (the kinds and factors that need them import them on first use)."""
+    out = subprocess.run([sys.executable, "-c", "import json, sys\nimport scmspec.build.validate\n"
+                          "print(json.dumps(sorted(sys.modules)))"], capture_output=True,
+                         text=True, check=True).stdout
+    loaded = set(json.loads(out.splitlines()[-1]))
+    assert not loaded & {"matplotlib", "scipy.stats", "scipy.optimize"}
