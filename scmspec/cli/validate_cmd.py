@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from scmspec.build.validate import validate_paths
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 
 
@@ -28,6 +27,7 @@ def validate_command(
     Large splits (``--n-obs 200000 --n-int 100000``) are a tail check: the ranges,
     near-copy and intervention gates then see what a pool of many datasets will see.
     """
+    from scmspec.build.validate import validate_paths
     overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     reports = validate_paths(paths, overrides)
     if as_json:

@@ -135,6 +135,7 @@ def _compiled(expr: sp.Basic, parents: tuple[str, ...], sites: int, what: str,
         return lambda *arrays: np.zeros(len(arrays[0]) if arrays else 1)
 
 
+@lru_cache(maxsize=8192)  # printing is a third of lowering; pools repeat their mechanisms
 def canonical(expr: sp.Basic) -> str:
     """A stable, readable text of an equation (random-draw site indices hidden)."""
     return sp.sstr(_hide_sites(expr), order="lex")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from scipy import special, stats
+from scipy import special
 
 from scmspec.registry import Registry
 
@@ -47,6 +47,14 @@ class FunctionEntry:
 
 
 FUNCTIONS: Registry[FunctionEntry] = Registry("function")
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use: it costs about a second of start-up, and only
+    the count and truncated kinds need it."""
+    from scipy import stats
+
+    return stats
 
 
 def _add(name: str, min_args: int, max_args: int | None, build: Callable[..., Any], units: str,
@@ -245,12 +253,12 @@ def _bernoulli_u(p: Array, u: Array) -> Array:
 def _poisson_u(rate: Array, u: Array) -> Array:
     _refuse("poisson", (rate,), u)
     rate = np.broadcast_to(rate, np.shape(u))
-    return np.asarray(stats.poisson.ppf(u, rate), dtype=float)
+    return np.asarray(_scipy_stats().poisson.ppf(u, rate), dtype=float)
 
 
 def _binomial_u(n: Array, p: Array, u: Array) -> Array:
     _refuse("binomial", (n, p), u)
-    return np.asarray(stats.binom.ppf(u, np.round(n), p), dtype=float)
+    return np.asarray(_scipy_stats().binom.ppf(u, np.round(n), p), dtype=float)
 
 
 def _normal_u(mean: Array, sd: Array, u: Array) -> Array:
