@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -24,6 +25,9 @@ from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, wit
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
 from scmspec.errors import DiagnosticBag, ResolveError
+
+if TYPE_CHECKING:
+    from scmspec.compiler.unit_conversion import Conversion
 
 DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
@@ -46,6 +50,8 @@ class ResolvedCard:
     selection: sp.Basic | None
     level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
+    # equation (or "selection") -> unit conversion factors check_units inserted into it
+    unit_conversions: dict[str, tuple[Conversion, ...]] = field(default_factory=dict)
 
     @property
     def observed(self) -> tuple[str, ...]:

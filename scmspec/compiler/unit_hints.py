@@ -38,7 +38,7 @@ def shown(expr: sp.Basic, result: Dim) -> str:
 _LOG_FLOAT_MAX = 700.0
 
 
-def _huge(d: Dim, to: Dim) -> str | None:
+def huge(d: Dim, to: Dim) -> str | None:
     """'10^394' when the two scales differ by more than a float holds, else None."""
     gap = d.scale - to.scale
     return f"10^{abs(gap) / math.log(10):.0f}" if abs(gap) > _LOG_FLOAT_MAX else None
@@ -46,9 +46,9 @@ def _huge(d: Dim, to: Dim) -> str | None:
 
 def factor(d: Dim, to: Dim) -> str:
     """'by a factor of 100 (1 Pa = 0.01 hPa)'; 'by a factor of about 10^394' past floats."""
-    huge = _huge(d, to)
-    if huge is not None:
-        return f"by a factor of about {huge}, beyond the range of a float"
+    beyond = huge(d, to)
+    if beyond is not None:
+        return f"by a factor of about {beyond}, beyond the range of a float"
     f = d.factor_to(to)
     return (f"by a factor of {max(f, 1 / f):.6g} "
             f"(1 {d.unit_text()} = {f:.6g} {to.unit_text()})")
@@ -62,7 +62,7 @@ def _ident(unit_text: str) -> str:
 
 def conversion_hint(d: Dim, to: Dim) -> str:
     """A constant that turns raw numbers in ``d``'s unit into ``to``'s (its value >= 1)."""
-    if _huge(d, to) is not None:
+    if huge(d, to) is not None:
         return (f"{d.unit_text()} and {to.unit_text()} differ by more than a float can hold: "
                 "declare the quantities in units of comparable scale")
     f, a, b = d.factor_to(to), d.unit_text(), to.unit_text()

@@ -107,6 +107,14 @@ def _scaled(a: Vec, k: Fraction) -> Vec:
     return _vec({n: e * k for n, e in a})
 
 
+def _float_power(x: float, k: Fraction) -> float:
+    """x ** k for a unit's factor; inf/0 past float range (the logarithms stay exact)."""
+    try:
+        return float(x ** float(k))
+    except OverflowError:
+        return math.inf
+
+
 def _power(e: Fraction) -> str:
     if e == 1:
         return ""
@@ -133,6 +141,8 @@ class Dim:
     scale's zero in kelvin. ``absolute`` marks a bare absolute temperature (K, degR) and
     ``converts_zero`` a sum ``T_K - T0`` that subtracts such a zero point. ``zero`` is the
     literal 0 (it matches any unit); ``unknown`` is a value whose error is already reported.
+    ``factor`` is the factor itself, kept as a float product of pint's factors so that the
+    conversions the compiler inserts are exact (``exp(log(100))`` is not 100).
     """
 
     dims: Vec = ()
@@ -144,19 +154,22 @@ class Dim:
     converts_zero: float | None = None
     zero: bool = False
     unknown: bool = False
+    factor: float = 1.0
 
     def __mul__(self, other: Dim) -> Dim:
         if self.unknown or other.unknown:
             return UNKNOWN
         if not other.names and not other.scale:  # a plain number
-            return Dim(self.dims, self.names, self.scale)
+            return Dim(self.dims, self.names, self.scale, factor=self.factor)
         return Dim(_combine(self.dims, other.dims), _combine(self.names, other.names),
-                   self.scale + other.scale)
+                   self.scale + other.scale, factor=self.factor * other.factor)
 
     def __pow__(self, k: Fraction) -> Dim:
         if self.unknown:
             return UNKNOWN
-        return Dim(_scaled(self.dims, k), _scaled(self.names, k), self.scale * float(k))
+        factor = self.factor if k == 1 else _float_power(self.factor, k)
+        return Dim(_scaled(self.dims, k), _scaled(self.names, k), self.scale * float(k),
+                   factor=factor)
 
     def same_dims(self, other: Dim) -> bool:
         return dict(self.dims) == dict(other.dims)
@@ -164,6 +177,14 @@ class Dim:
     def factor_to(self, other: Dim) -> float:
         """How many ``other`` units one of these units is (1 when raw numbers agree)."""
         return math.exp(self.scale - other.scale)
+
+    def exact_factor_to(self, other: Dim) -> float:
+        """:meth:`factor_to` from the float factors (exact for prefixes: hPa -> Pa is 100.0).
+
+        Falls back to the logarithms when a factor over- or underflowed a float.
+        """
+        ratio = self.factor / other.factor if other.factor else math.inf
+        return ratio if math.isfinite(ratio) and ratio > 0 else self.factor_to(other)
 
     def same_scale(self, other: Dim) -> bool:
         return abs(self.scale - other.scale) <= 1e-9
@@ -275,7 +296,7 @@ def _to_dim(ureg: Ureg, text: str, unit: pint.Unit) -> Dim | UnitIssue:
     dims = _vec({d: _exact(e) for d, e in ureg.get_dimensionality(unit).items()})
     names = _vec({_symbol(ureg, n): e for n, e in parts.items()})
     factor, _ = ureg.get_base_units(unit)
-    dim = Dim(dims, names, math.log(float(factor)))
+    dim = Dim(dims, names, math.log(float(factor)), factor=float(factor))
     if kind != 0.0:  # an offset unit such as degC: absolute temperatures on a shifted scale
         return replace(dim, offset=format_vec(names), zero_k=kind)
     if dict(dims) == {"[temperature]": 1} and not any(n.startswith("delta_") for n, _ in names):
