@@ -81,7 +81,7 @@ def convert_equation(expr: sp.Basic, env: Mapping[str, Dim], declared: Dim | Non
     if expr.is_Symbol and _temperature(env.get(expr.name, UNKNOWN)) and _temperature(declared):
         return walker.affine(expr, env[expr.name], declared), tuple(walker.done)
     new, d = walker.conv(expr, declared)
-    return walker.to(new, d, declared), tuple(walker.done)
+    return walker.to(new, d, declared, expr), tuple(walker.done)
 
 
 def _temperature(d: Dim) -> bool:
@@ -101,13 +101,19 @@ class _Converter:
         self.env = env
         self.done: list[Conversion] = []
 
-    def to(self, expr: sp.Basic, d: Dim, want: Dim) -> sp.Basic:
-        """``expr`` (in ``d``) rescaled to ``want``'s scale; unchanged when nothing is needed."""
+    def to(self, expr: sp.Basic, d: Dim, want: Dim, written: sp.Basic | None = None
+           ) -> sp.Basic:
+        """``expr`` (in ``d``) rescaled to ``want``'s scale; unchanged when nothing is needed.
+
+        ``written`` is the operand as the card wrote it (before inner conversions), for the
+        record.
+        """
         if (d.zero or d.unknown or want.unknown or want.zero or d.offset or want.offset
                 or not d.same_dims(want) or d.same_scale(want)):
             return expr
         f = d.exact_factor_to(want)
-        self.done.append(Conversion(hints.show(expr), d.unit_text(), want.unit_text(), f))
+        self.done.append(Conversion(hints.show(expr if written is None else written),
+                                    d.unit_text(), want.unit_text(), f))
         return sp.Mul(_factor(f), expr, evaluate=False)
 
     def affine(self, expr: sp.Symbol, d: Dim, want: Dim) -> sp.Basic:
@@ -179,7 +185,7 @@ class _Converter:
         ref = live[0]
         if want is not None and any(d.same_dims(want) and d.same_scale(want) for d in live):
             ref = next(d for d in live if d.same_dims(want) and d.same_scale(want))
-        return [self.to(e, d, ref) for e, d in items], ref.plain
+        return [self.to(e, d, ref, n) for n, (e, d) in zip(nodes, items)], ref.plain
 
     def add(self, node: sp.Add, want: Dim | None) -> tuple[sp.Basic, Dim]:
         items = [self.conv(t, want) for t in node.args]
@@ -198,7 +204,7 @@ class _Converter:
         for term, (new, d) in zip(node.args, items):
             rest = term.as_coeff_Mul()[1]
             keep = d.offset or (rest.is_Symbol and self.env.get(rest.name, UNKNOWN).absolute)  # the zero point T0 stays
-            args.append(new if keep else self.to(new, d, delta))
+            args.append(new if keep else self.to(new, d, delta, term))
         net = sum(float(t.as_coeff_Mul()[0]) for t, (_, d) in zip(node.args, items) if d.offset)
         return self.rebuild(node, args), ref.plain if abs(net - 1) < 1e-9 else delta
 
@@ -214,7 +220,7 @@ class _Converter:
         base, exponent = node.args
         b_new, b = self.conv(base, None)
         e_new, e = self.conv(exponent, DIMENSIONLESS)
-        e_new = self.to(e_new, e, DIMENSIONLESS)
+        e_new = self.to(e_new, e, DIMENSIONLESS, exponent)
         if b.unknown:
             return self.rebuild(node, [b_new, e_new]), UNKNOWN
         if exponent.is_number:
@@ -222,7 +228,7 @@ class _Converter:
                 if not exponent.is_Rational else Fraction(int(exponent.p),
                                                                    int(exponent.q))
             return self.rebuild(node, [b_new, e_new]), b ** k
-        return self.rebuild(node, [self.to(b_new, b, DIMENSIONLESS), e_new]), DIMENSIONLESS
+        return self.rebuild(node, [self.to(b_new, b, DIMENSIONLESS, base), e_new]), DIMENSIONLESS
 
     def call(self, node: sp.Function, want: Dim | None) -> tuple[sp.Basic, Dim]:
         fallback = (node.func.__name__, "dimensionless", False)
@@ -237,10 +243,11 @@ class _Converter:
         if any(d.unknown or d.offset for d in dims):
             return node, UNKNOWN
         if rule in ("dimensionless", "draw_dimensionless"):
-            new = [self.to(e, d, DIMENSIONLESS) for e, d in items]
+            new = [self.to(e, d, DIMENSIONLESS, a) for a, (e, d) in zip(args, items)]
             return self.rebuild(node, new + site), DIMENSIONLESS
         if rule == "draw_first":
-            new = [items[0][0]] + [self.to(e, d, DIMENSIONLESS) for e, d in items[1:]]
+            new = [items[0][0]] + [self.to(e, d, DIMENSIONLESS, a)
+                                   for a, (e, d) in zip(args[1:], items[1:])]
             return self.rebuild(node, new + site), dims[0].plain
         if rule == "draw_inverse":
             return self.rebuild(node, [e for e, _ in items] + site), \
@@ -251,3 +258,22 @@ class _Converter:
                 return self.rebuild(node, new + site), DIMENSIONLESS
             return self.rebuild(node, [e for e, _ in items] + site), DIMENSIONLESS
         return node, UNKNOWN
+
+
+def explain(equations: Mapping[str, str], units: Mapping[str, str],
+            conversions: Mapping[str, Sequence[Conversion]]) -> str:
+    """Each equation that got factors, as written, then the factors (``validate
+    --explain-units``); ``equations`` maps a variable (or ``selection``) to its text.
+
+    Example:
+        >>> print(explain({"slp": "p * 2"}, {"slp": "Pa"},
+        ...               {"slp": [Conversion("p*2", "hPa", "Pa", 100.0)]}))
+        slp [Pa] = p * 2
+            p*2: hPa -> Pa (x 100)
+    """
+    lines = []
+    for name, done in conversions.items():
+        unit = f" [{units[name]}]" if units.get(name) else ""
+        lines.append(f"{name}{unit} = {' '.join(equations.get(name, '').split())}")
+        lines.extend(f"    {c}" for c in done)
+    return "\n".join(lines)
