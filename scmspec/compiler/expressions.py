@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from scmspec.compiler.kinds.functions import FUNCTIONS, check_draw
+from scmspec.compiler.kinds.functions import ALIASES, FUNCTIONS, PIECEWISE_ALIAS, check_draw
 from scmspec.compiler.numbers import constant_issue
 from scmspec.limits import Limits, current_limits
 
@@ -201,7 +201,7 @@ class _Builder:
                             "names starting with '_' are reserved; rename the variable")
         if name == "pi":
             return sp.pi
-        if name in FUNCTIONS:
+        if name in FUNCTIONS or name in ALIASES or name == PIECEWISE_ALIAS:
             raise self.fail(node, f"{name!r} is a function", f"call it: {name}(...)")
         self.names.add(name)
         return sp.Symbol(name, real=True)
@@ -217,9 +217,14 @@ class _Builder:
             return operand
         if isinstance(node.op, ast.Not):
             return sp.Not(_condition(operand))
-        raise self.fail(node, "the operator '~' is not allowed", "use 'not' for conditions")
+        if is_condition(operand):  # sympy prints Not(c) as ~c
+            return sp.Not(operand)
+        raise self.fail(node, "the operator '~' applies only to conditions",
+                        "use 'not' (or ~ as sympy prints it) on a condition: ~(x > 1)")
 
     def _BinOp(self, node: ast.BinOp, depth: int) -> Any:
+        if isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            return self._logic(node, depth)
         if not isinstance(node.op, _BINOPS):
             raise self.fail(node, f"the operator {type(node.op).__name__} is not allowed",
                             "use + - * / ** %")
@@ -247,6 +252,49 @@ class _Builder:
         if isinstance(op, ast.FloorDiv):
             return sp.floor(left / right)
         return self._power(node, left, right)
+
+    def _logic(self, node: ast.BinOp, depth: int) -> Any:
+        """``a & b``, ``a | b`` as sympy prints them: ``and`` / ``or`` of two conditions."""
+        sides = []
+        for side in (node.left, node.right):
+            value = self.build(side, depth)
+            if not is_condition(value):
+                sym = "&" if isinstance(node.op, ast.BitAnd) else "|"
+                raise self.fail(side, f"{sym!r} combines conditions, and {self.text(side)!r} "
+                                "is a number", f"put parentheses around each comparison, as "
+                                f"sympy prints them: (x > 1) {sym} (y < 2); '{sym}' binds "
+                                "tighter than a comparison")
+            sides.append(value)
+        return sp.And(*sides) if isinstance(node.op, ast.BitAnd) else sp.Or(*sides)
+
+    def _piecewise_alias(self, node: ast.Call, depth: int) -> Any:
+        """sympy's ``Piecewise((a, cond), ..., (b, True))``, read as ``piecewise(...)``."""
+        if node.keywords or not node.args:
+            raise self.fail(node, "Piecewise() takes (value, condition) pairs",
+                            "write Piecewise((a, x > 1), (b, True))")
+        pieces = []
+        for i, arg in enumerate(node.args):
+            if not isinstance(arg, ast.Tuple) or len(arg.elts) != 2:
+                raise self.fail(arg, "each argument of Piecewise() is a pair (value, condition)",
+                                "write Piecewise((a, x > 1), (b, True))")
+            value_node, cond_node = arg.elts
+            value = self.build(value_node, depth)
+            if is_condition(value):
+                raise self.fail(value_node, "Piecewise() takes a number here, not a condition",
+                                "each pair is (value, condition)")
+            last = i == len(node.args) - 1
+            if isinstance(cond_node, ast.Constant) and cond_node.value is True:
+                if not last:
+                    raise self.fail(cond_node, "only the last pair of Piecewise() may have the "
+                                    "condition True", "move the (default, True) pair to the end")
+                cond: Any = sp.true
+            else:
+                cond = _condition(self.build(cond_node, depth))
+            pieces.append((value, cond))
+        if pieces[-1][1] is not sp.true:
+            raise self.fail(node, "Piecewise() has no default: rows where no condition holds "
+                            "would get no value", "end with a pair (default, True)")
+        return sp.Piecewise(*pieces)
 
     def _sum_chain(self, node: ast.BinOp, depth: int) -> Any:
         """Build a long ``a + b - c + ...`` without recursing once per term.
@@ -344,6 +392,9 @@ class _Builder:
                             "call a whitelisted function such as exp(x)")
         name = node.func.id
         self.spelled(node.func, name)
+        if name == PIECEWISE_ALIAS:
+            return self._piecewise_alias(node, depth)
+        name = ALIASES.get(name, name)
         if name not in FUNCTIONS:
             import difflib
 
