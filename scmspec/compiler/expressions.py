@@ -150,7 +150,7 @@ class _Builder:
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed in equations",
                             "use arithmetic, comparisons, parent names, constants and "
-                            f"whitelisted functions ({', '.join(sorted(FUNCTIONS)[:8])}, ...)")
+                            f"whitelisted functions ({', '.join(sorted(FUNCTIONS, key=str.lower)[:8])}, ...)")
         value = method(node, depth + 1)
         problem = constant_issue(value)
         if problem is not None:
@@ -401,7 +401,7 @@ class _Builder:
             guess = difflib.get_close_matches(name, list(FUNCTIONS), n=1)
             raise self.fail(node.func, f"unknown function {name!r}",
                             f"did you mean {guess[0]!r}?" if guess else
-                            f"known functions: {', '.join(sorted(FUNCTIONS))}")
+                            f"known functions: {', '.join(sorted(FUNCTIONS, key=str.lower))}")
         entry = FUNCTIONS.lookup(name)
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail(node, f"{name}() takes positional arguments only",

@@ -262,8 +262,15 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
             i = listed[(p, name)]
             what = "is a root (it has a distribution)" if spec.distribution is not None else \
                 f"does not use {p!r} in its {'equation' if spec.equation else 'mechanism'}"
+            if spec.equation is not None and name in equations and \
+                    find_name(spec.equation, p) >= 0:  # written, then cancelled: w - w
+                what = (f"writes {p!r} in its equation in terms that cancel (it simplifies to "
+                        f"'{sp.sstr(equations[name])[:60]}'), so it does not depend on {p!r}")
+            cancelled = what.startswith("writes")
             bag.add("SCM304", f"edge {p} -> {name} is listed, but {name!r} {what} "
                     "(omitted parent)", smap.nearest(("edges", i)),
+                    f"remove the edge and the terms that cancel, or write the dependence on "
+                    f"{p!r} you meant" if cancelled else
                     f"use {p!r} in the equation of {name!r}, or remove the edge")
         graph.add_edges_from((p, name) for p in used)
     if not bag.items and not nx.is_directed_acyclic_graph(graph):

@@ -48,6 +48,7 @@ class Conversion:
     to_unit: str
     factor: float
     offset: float = 0.0
+    literal: float | None = None  # a number in the term equal to the factor (or 1/factor)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"term": self.term, "from": self.from_unit, "to": self.to_unit,
@@ -84,6 +85,17 @@ def convert_equation(expr: sp.Basic, env: Mapping[str, Dim], declared: Dim | Non
     return walker.to(new, d, declared, expr), tuple(walker.done)
 
 
+def _hand_conversion(term: sp.Basic, f: float) -> float | None:
+    """A number multiplying ``term`` that equals the factor or its inverse (``p / 100`` for
+    Pa -> hPa): the author converted by hand, and converting again would be wrong."""
+    numbers = [a for a in (term.args if term.is_Mul else ()) if a.is_Number]
+    for n in numbers:
+        v = abs(float(n))
+        if v not in (0.0, 1.0) and any(abs(v - t) <= 1e-9 * t for t in (f, 1 / f)):
+            return float(n)
+    return None
+
+
 def _temperature(d: Dim) -> bool:
     """An absolute temperature on some scale (degC, degF, K, degR), not a difference."""
     return not d.unknown and bool(d.offset or d.absolute)
@@ -112,8 +124,9 @@ class _Converter:
                 or not d.same_dims(want) or d.same_scale(want)):
             return expr
         f = d.exact_factor_to(want)
-        self.done.append(Conversion(hints.show(expr if written is None else written),
-                                    d.unit_text(), want.unit_text(), f))
+        shown = expr if written is None else written
+        self.done.append(Conversion(hints.show(shown), d.unit_text(), want.unit_text(), f,
+                                    literal=_hand_conversion(shown, f)))
         return sp.Mul(_factor(f), expr, evaluate=False)
 
     def affine(self, expr: sp.Symbol, d: Dim, want: Dim) -> sp.Basic:

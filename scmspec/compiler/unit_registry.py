@@ -53,6 +53,29 @@ ASTRONOMICAL = (
     "jupiter_radius = 7.1492e7 * meter = R_jup",
     "jansky = 1e-26 * watt / meter ** 2 / hertz = Jy",
 )
+# Names pint reads in a way an author may not mean, keyed by pint's canonical name; each
+# diagnostic that involves one says how pint read it (docs/units.md). Written by their name,
+# not pint's symbol, in messages ('cup', not 'cp').
+AMBIGUOUS = {
+    "cup": "cup, a volume (US cup, 236.6 mL), not a count of cups: count things with a "
+           "counting noun (item, dose, ...)",
+    "coulomb": "coulomb (electric charge), not degrees Celsius (degC)",
+    "farad": "farad (capacitance), not degrees Fahrenheit (degF)",
+    "year": "year (annum, 365.25 days), not the area unit are",
+    "ton": "the US short ton (907.2 kg), not the metric tonne (t)",
+    "ounce": "the avoirdupois ounce, a mass (28.35 g), not the fluid ounce (floz)",
+    "pint": "the US liquid pint (473.2 mL), a volume",
+    "gallon": "the US gallon (3.785 L), not the imperial gallon (imperial_gallon)",
+    "calorie": "the thermochemical calorie (4.184 J), not the food Calorie (kcal)",
+    "gauss": "gauss (magnetic flux density in CGS)",
+    "poise": "poise (dynamic viscosity)",
+    "molar": "molar, a concentration (mol/L)",
+    "mil": "mil, an angle (2 pi / 64000 rad), not a thousandth of an inch (thou)",
+    "gray": "gray, an absorbed dose (J/kg)",
+    "light_year": "light_year, a length, not a time",
+    "knot": "knot, a speed (1852 m/h)",
+    "horsepower": "mechanical horsepower (745.7 W)",
+}
 MAX_UNIT_CHARS = 100
 MAX_EXPONENT = 12
 # Names, digits, * / ** ^ ( ) spaces, '.', '%' and '-' (for s**-1): nothing else reaches pint.
@@ -201,6 +224,8 @@ class Dim:
         return replace(self, absolute=False, converts_zero=None, zero=False)
 
     def dims_text(self) -> str:
+        if not self.dims and self.names:  # h/d, percent, rad: a unit, though no dimension
+            return f"{self.unit_text()} (a ratio: no net dimension)"
         return format_vec(self.dims, _DIM_ORDER)
 
     def unit_text(self) -> str:
@@ -222,6 +247,8 @@ class UnitIssue:
 
 
 def _symbol(ureg: Ureg, name: str) -> str:
+    if name in AMBIGUOUS and name in ("cup", "mil", "pint", "ounce", "gauss", "poise"):
+        return name  # messages say 'cup', not pint's 'cp'
     sym = ureg.get_symbol(name)
     if sym == "%":
         return "percent"

@@ -80,10 +80,10 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
                          bag, convert)
         walker.value(resolved.selection)
     bag.raise_if_any(UnitError)
-    return _converted(resolved, env) if convert else resolved
+    return _converted(resolved, env, smap) if convert else resolved
 
 
-def _converted(resolved: ResolvedCard, env: dict[str, Dim]) -> ResolvedCard:
+def _converted(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap) -> ResolvedCard:
     """The card with each equation's (and the selection's) conversion factors inserted."""
     equations = dict(resolved.equations)
     done: dict[str, tuple[Conversion, ...]] = {}
@@ -93,9 +93,37 @@ def _converted(resolved: ResolvedCard, env: dict[str, Dim]) -> ResolvedCard:
     if selection is not None:
         selection, done["selection"] = convert_equation(selection, env, None)
     done = {k: v for k, v in done.items() if v}
+    _refuse_hand_conversions(resolved, done, smap)
     if not done:
         return resolved
     return replace(resolved, equations=equations, selection=selection, unit_conversions=done)
+
+
+def _refuse_hand_conversions(resolved: ResolvedCard, done: dict[str, tuple[Conversion, ...]],
+                             smap: SourceMap) -> None:
+    """SCM405 where a literal already is the factor the compiler would insert (``p / 100``
+    with p in Pa, declared hPa): converting again would be off by that factor squared."""
+    bag = DiagnosticBag()
+    for name, conversions in done.items():
+        loc = ("selection", "condition") if name == "selection" else \
+            ("variables", name, "equation")
+        text = resolved.card.selection.condition if name == "selection" and \
+            resolved.card.selection is not None else resolved.card.variables[name].equation
+        for c in conversions:
+            if c.literal is None:
+                continue
+            divides = abs(c.literal) < 1
+            number = f"{1 / c.literal if divides else c.literal:g}"
+            at = (text or "").find(number)
+            span = smap.at(loc, at, len(number)) if at >= 0 else smap.nearest(loc)
+            verb = "divides" if divides else "multiplies"
+            bag.add("SCM405", f"'{c.term}' {verb} by {number}, the factor between "
+                    f"{c.from_unit} and {c.to_unit}: the compiler converts units itself, so "
+                    "this conversion would be applied twice", span,
+                    f"drop the {number} and write the quantities in their declared units (the "
+                    "factor is inserted exactly; docs/units.md), or set `units: strict` and "
+                    "convert through a constant with units", ".".join(loc))
+    bag.raise_if_any(UnitError)
 
 
 def _check_lets(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap,
@@ -144,6 +172,16 @@ class _Walker:
         self.convert = convert  # a scale difference is converted (not SCM405) when it fits
         self.seen: set[tuple[str, str]] = set()
 
+    def involved(self) -> list[Dim]:
+        """The units of every name the text mentions, and its target's (for reading notes)."""
+        out = [d for n, d in self.env.items() if find_name(self.text, n) >= 0]
+        if self.loc[0] == "variables" and self.loc[1] in self.env:
+            out.append(self.env[self.loc[1]])
+        return out
+
+    def fix(self, term: sp.Basic, have: Dim, want: Dim) -> str:
+        return hints.unit_fix(self.constants, term, have, want)
+
     def converts(self, d: Dim, to: Dim) -> bool:
         """True when the compiler inserts the factor from ``d`` to ``to`` (not strict, finite)."""
         return self.convert and hints.huge(d, to) is None
@@ -151,13 +189,13 @@ class _Walker:
     def report(self, code: str, node: sp.Basic | None, message: str, hint: str) -> Dim:
         if (code, message) not in self.seen:
             self.seen.add((code, message))
+            if code in ("SCM402", "SCM403", "SCM404", "SCM405"):
+                hint += hints.reading_note(self.involved())
             where = hints.locate(self.text, node) if node is not None else None
             span = (self.smap.at(self.loc, *where) if where else self.smap.nearest(self.loc))
             self.bag.add(code, message, span, hint, ".".join(self.loc))
         return UNKNOWN
 
-    def unitless_note(self, *nodes: sp.Basic) -> str:
-        return hints.unitless_note(self.constants, nodes)
 
     def value(self, node: sp.Basic) -> Dim:
         if node.is_Symbol:
@@ -216,7 +254,7 @@ class _Walker:
                                    f"'{hints.show(e)}' is in {d.unit_text()}, "
                                    f"'{hints.show(ref_e)}' in {ref.unit_text()}",
                                    "terms that are added, compared or branched must share a "
-                                   "dimension" + self.unitless_note(pair)
+                                   "dimension" + (self.fix(e, d, ref) or self.fix(ref_e, ref, d))
                                    + hints.literal_note(e, ref_e))
             if not d.same_scale(ref) and not self.converts(d, ref):
                 what = hints.VERBS[verb].format(a=d.unit_text(), b=ref.unit_text())
@@ -291,7 +329,7 @@ class _Walker:
             return self.report("SCM402", node, f"'{hints.show(node)}' adds {d.dims_text()} "
                                f"('{hints.show(term)}') to a temperature in {ref.offset} "
                                f"('{first}')", "only temperature differences can be added to a "
-                               "temperature" + self.unitless_note(term)
+                               "temperature" + self.fix(term, d, delta)
                                + hints.literal_note(term, first))
         if not d.same_scale(delta) and not self.converts(d, delta):
             return self.report("SCM405", node, f"'{hints.show(node)}' adds {d.unit_text()} to a "
@@ -362,8 +400,8 @@ class _Walker:
             lead = (f"{fname}() of a dimensional quantity" if fname else
                     f"'{hints.show(power)}' has a dimensional exponent")
             self.report("SCM403", arg, f"{lead}: '{a}' is {d.dims_text()}", "make it "
-                        f"dimensionless: divide by a reference constant in {d.unit_text()}"
-                        + self.unitless_note(arg))
+                        f"dimensionless: divide by a reference constant in "
+                        f"{hints.suggest_unit(d)}" + self.fix(arg, d, DIMENSIONLESS))
             return False
         if not d.same_scale(DIMENSIONLESS) and not self.converts(d, DIMENSIONLESS):
             a = hints.show(arg)
@@ -414,9 +452,10 @@ class _Walker:
             missing = declared * result ** Fraction(-1)
             self.report("SCM404", None, f"{name!r} evaluates to {result.dims_text()} but is "
                         f"declared in {unit} ({declared.dims_text()}); {hints.shown(expr, result)}",
-                        f"the equation lacks a factor of {missing.unit_text()} "
+                        f"the equation lacks a factor of {hints.suggest_unit(missing)} "
                         f"({missing.dims_text()}): multiply by a constant with that unit, or "
-                        f"declare {name!r} in {result.unit_text()}" + self.unitless_note(expr))
+                        f"declare {name!r} in {hints.suggest_unit(result)}"
+                        + self.fix(expr, result, declared))
         elif not result.same_scale(declared) and not self.converts(result, declared):
             self.report("SCM405", None, f"{name!r} evaluates to {result.unit_text()} but is "
                         f"declared in {unit}: equations run on raw numbers, so its values would "
