@@ -179,6 +179,14 @@ class _Walker:
             out.append(self.env[self.loc[1]])
         return out
 
+    def culprit(self, expr: sp.Basic) -> sp.Basic | None:
+        """The first operand (in the text) whose unit is not coherent SI (hPa, km, kJ): where
+        a result's scale difference comes from, for the caret; None when there is none."""
+        named = [(find_name(self.text, s.name), s) for s in expr.free_symbols
+                 if s.name in self.env and abs(self.env[s.name].scale) > 1e-9]
+        named = [(at, s) for at, s in named if at >= 0]
+        return min(named, key=lambda p: p[0])[1] if named else None
+
     def fix(self, term: sp.Basic, have: Dim, want: Dim) -> str:
         return hints.unit_fix(self.constants, term, have, want)
 
@@ -457,7 +465,7 @@ class _Walker:
                         f"declare {name!r} in {hints.suggest_unit(result)}"
                         + self.fix(expr, result, declared))
         elif not result.same_scale(declared) and not self.converts(result, declared):
-            self.report("SCM405", None, f"{name!r} evaluates to {result.unit_text()} but is "
+            self.report("SCM405", self.culprit(expr), f"{name!r} evaluates to {result.unit_text()} but is "
                         f"declared in {unit}: equations run on raw numbers, so its values would "
                         f"be off {hints.factor(result, declared)}; {hints.shown(expr, result)}",
                         hints.conversion_hint(result, declared) + " (unit conversions go through "
