@@ -27,6 +27,7 @@ _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv)
 # Arguments that are conditions: where's first, piecewise's odd ones, indicator's only one.
 _CONDITION_ARGS = {"where": lambda i, n: i == 0, "indicator": lambda i, n: True,
                    "piecewise": lambda i, n: i % 2 == 0 and i < n - 1}
+_FIRST_FUNCTIONS = sorted(FUNCTIONS, key=str.lower)[:8]  # named in the "not allowed" hint
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq,
             ast.NotEq: sp.Ne}
 
@@ -150,7 +151,7 @@ class _Builder:
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed in equations",
                             "use arithmetic, comparisons, parent names, constants and "
-                            f"whitelisted functions ({', '.join(sorted(FUNCTIONS, key=str.lower)[:8])}, ...)")
+                            f"whitelisted functions ({', '.join(_FIRST_FUNCTIONS)}, ...)")
         value = method(node, depth + 1)
         problem = constant_issue(value)
         if problem is not None:

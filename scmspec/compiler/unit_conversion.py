@@ -216,7 +216,8 @@ class _Converter:
         args = []
         for term, (new, d) in zip(node.args, items):
             rest = term.as_coeff_Mul()[1]
-            keep = d.offset or (rest.is_Symbol and self.env.get(rest.name, UNKNOWN).absolute)  # the zero point T0 stays
+            # the zero point (T0 in K) stays: it converts the sum, it is not a difference
+            keep = d.offset or (rest.is_Symbol and self.env.get(rest.name, UNKNOWN).absolute)
             args.append(new if keep else self.to(new, d, delta, term))
         net = sum(float(t.as_coeff_Mul()[0]) for t, (_, d) in zip(node.args, items) if d.offset)
         return self.rebuild(node, args), ref.plain if abs(net - 1) < 1e-9 else delta

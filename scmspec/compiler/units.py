@@ -465,9 +465,10 @@ class _Walker:
                         f"declare {name!r} in {hints.suggest_unit(result)}"
                         + self.fix(expr, result, declared))
         elif not result.same_scale(declared) and not self.converts(result, declared):
-            self.report("SCM405", self.culprit(expr), f"{name!r} evaluates to {result.unit_text()} but is "
-                        f"declared in {unit}: equations run on raw numbers, so its values would "
-                        f"be off {hints.factor(result, declared)}; {hints.shown(expr, result)}",
+            self.report("SCM405", self.culprit(expr), f"{name!r} evaluates to "
+                        f"{result.unit_text()} but is declared in {unit}: equations run on raw "
+                        f"numbers, so its values would be off {hints.factor(result, declared)}; "
+                        f"{hints.shown(expr, result)}",
                         hints.conversion_hint(result, declared) + " (unit conversions go through "
                         "constants with units)")
 
