@@ -58,6 +58,7 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
     """
     card = resolved.card
     convert = card.units != "strict"
+    needs: set[str] = set()  # equations (and "selection") a factor goes into
     bag = DiagnosticBag()
     env = _declared_units(card, smap, bag)
     broken = _check_lets(resolved, env, smap, bag, convert)
@@ -70,6 +71,8 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
                              convert)
             expr = resolved.equations[name]
             walker.check_result(name, spec.unit, env[name], expr, walker.value(expr))
+            if walker.needs:
+                needs.add(name)
         if spec.noise.mode == "multiplicative" and spec.noise.kind != "none" and env[name].offset:
             bag.add("SCM406", f"{name!r} is in {spec.unit}, an offset unit, so multiplicative "
                     "noise f * (1 + eps) depends on where the scale's zero is",
@@ -79,18 +82,23 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
         walker = _Walker(env, card, card.selection.condition, ("selection", "condition"), smap,
                          bag, convert)
         walker.value(resolved.selection)
+        if walker.needs:
+            needs.add("selection")
     bag.raise_if_any(UnitError)
-    return _converted(resolved, env, smap) if convert else resolved
+    return _converted(resolved, env, smap, needs) if needs else resolved
 
 
-def _converted(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap) -> ResolvedCard:
-    """The card with each equation's (and the selection's) conversion factors inserted."""
+def _converted(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap, needs: set[str]
+               ) -> ResolvedCard:
+    """The card with the conversion factors inserted into the equations in ``needs`` (and the
+    selection, if named there)."""
     equations = dict(resolved.equations)
     done: dict[str, tuple[Conversion, ...]] = {}
     for name, expr in resolved.equations.items():
-        equations[name], done[name] = convert_equation(expr, env, env.get(name, UNKNOWN))
+        if name in needs:
+            equations[name], done[name] = convert_equation(expr, env, env.get(name, UNKNOWN))
     selection = resolved.selection
-    if selection is not None:
+    if selection is not None and "selection" in needs:
         selection, done["selection"] = convert_equation(selection, env, None)
     done = {k: v for k, v in done.items() if v}
     _refuse_hand_conversions(resolved, done, smap)
@@ -170,6 +178,7 @@ class _Walker:
         self.env, self.constants, self.text = env, card.constants, text
         self.loc, self.smap, self.bag = loc, smap, bag
         self.convert = convert  # a scale difference is converted (not SCM405) when it fits
+        self.needs = False  # a factor will be inserted (set by converts())
         self.seen: set[tuple[str, str]] = set()
 
     def involved(self) -> list[Dim]:
@@ -191,8 +200,14 @@ class _Walker:
         return hints.unit_fix(self.constants, term, have, want)
 
     def converts(self, d: Dim, to: Dim) -> bool:
-        """True when the compiler inserts the factor from ``d`` to ``to`` (not strict, finite)."""
-        return self.convert and hints.huge(d, to) is None
+        """True when the compiler inserts the factor from ``d`` to ``to`` (not strict, finite).
+
+        Called only where the two scales differ, so it also marks the expression as one that
+        needs the conversion pass (the others are handed on untouched, at no cost).
+        """
+        ok = self.convert and hints.huge(d, to) is None
+        self.needs = self.needs or ok
+        return ok
 
     def report(self, code: str, node: sp.Basic | None, message: str, hint: str) -> Dim:
         if (code, message) not in self.seen:
@@ -484,6 +499,7 @@ class _Walker:
         lone = expr.is_Symbol and (result.offset or result.absolute) and \
             (declared.offset or declared.absolute)
         if lone and self.convert:
+            self.needs = True
             return  # a lone temperature converts affinely (unit_conversion.affine)
         zero = result.converts_zero
         if declared.offset and not result.offset and zero is not None and \
