@@ -129,8 +129,9 @@ def _refuse_hand_conversions(resolved: ResolvedCard, done: dict[str, tuple[Conve
                     f"{c.from_unit} and {c.to_unit}: the compiler converts units itself, so "
                     "this conversion would be applied twice", span,
                     f"drop the {number} and write the quantities in their declared units (the "
-                    "factor is inserted exactly; docs/units.md), or set `units: strict` and "
-                    "convert through a constant with units", ".".join(loc))
+                    "factor is inserted exactly; docs/units.md); if it is a coefficient of the "
+                    "model, not a conversion, name it under constants:; or set `units: strict` "
+                    "and convert through a constant with units", ".".join(loc))
     bag.raise_if_any(UnitError)
 
 
