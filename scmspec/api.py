@@ -122,5 +122,9 @@ def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str,
             "steps": {s.name: s.text for s in scm.plan.steps},
             "constants": {k: {"value": c.value, "unit": c.unit}
                           for k, c in compiled.card.constants.items()},
+            # only when check_units inserted a factor, so other cards' specs keep their bytes
+            **({"unit_conversions": {k: [c.as_json() for c in v] for k, v in
+                                     compiled.resolved.unit_conversions.items()}}
+               if compiled.resolved.unit_conversions else {}),
         },
     }

@@ -21,12 +21,18 @@ def validate_command(
     n_int_obs: Annotated[int | None, typer.Option(help="observational rows of obs+int")] = None,
     n_int: Annotated[int | None, typer.Option(
         help="interventional rows of obs+int (large values stress ranges in the tails)")] = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain-units", help="print, per equation, the unit conversion factors the compiler "
+        "inserts (docs/units.md); no sampling, no gates")] = False,
 ) -> None:
     """Check every card: schema, graph, units, then sampled data against the gates.
 
     Large splits (``--n-obs 200000 --n-int 100000``) are a tail check: the ranges,
     near-copy and intervention gates then see what a pool of many datasets will see.
     """
+    if explain:
+        _explain(paths)
+        return
     from scmspec.build.validate import validate_paths
     overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     reports = validate_paths(paths, overrides)
@@ -37,4 +43,16 @@ def validate_command(
             print_diagnostics(r.result.diagnostics, r.result.source_lines)
             echo(r.table())
     if any(r.blocking for r in reports) or not reports:
+        raise typer.Exit(1)
+
+
+def _explain(paths: list[Path]) -> None:
+    from scmspec.build.validate import explain_units
+
+    failed = False
+    for res, text in explain_units(paths):
+        print_diagnostics(res.diagnostics, res.source_lines)
+        failed = failed or bool(res.diagnostics)
+        echo(f"{res.path}" + (f"\n{text}" if text else ": does not compile"))
+    if failed:
         raise typer.Exit(1)
