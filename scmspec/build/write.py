@@ -80,6 +80,9 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
         write_csv(folder / "obsint.csv", frames["obsint"])
         write_csv(folder / "obsint_mask.csv", data.mask)
         write_csv(folder / "obsint_records.csv", data.records)
+        if scm.plan.missing:  # observed_if: which cells were not recorded
+            write_csv(folder / "obs_missing.csv", scm.missing_mask(rep.obs.columns))
+            write_csv(folder / "obsint_missing.csv", scm.missing_mask(rep.obsint.columns))
         acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
                                           "obsint": rep.obsint.acceptance}
     write_json(tmp / "gates.json", [res.relocated(g.to_json(loaded.id)) for g in res.gates])
@@ -92,8 +95,27 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
             "variables": {v: {"kind": s.kind, "unit": s.unit, "role": s.role,
                               "observed": s.observed, "levels": s.levels}
                           for v, s in scm.compiled.card.variables.items()},
-            **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed)}
+            **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed),
+            **construct_metadata(scm)}
     write_json(tmp / "metadata.json", meta)
+
+
+def construct_metadata(scm: SCM) -> dict[str, Any]:
+    """Policy knobs, named handlers and ``observed_if`` conditions, each key only when the
+    card uses the construct (so the metadata of other cards stays byte-identical)."""
+    spec = scm.compiled.card.variables
+    out: dict[str, Any] = {}
+    knobs = {v: s.value for v, s in spec.items() if s.value is not None}
+    if knobs:
+        out["knobs"] = knobs
+    named = {t: {h: k.kind for h, k in scm.plan.step(t).handlers}
+             for t in scm.plan.targets if scm.plan.step(t).handlers}
+    if named:
+        out["named_handlers"] = named
+    missing = {v: s.observed_if for v, s in spec.items() if s.observed_if is not None}
+    if missing:
+        out["observed_if"] = missing
+    return out
 
 
 def handler_kinds(scm: SCM) -> dict[str, str]:

@@ -17,9 +17,9 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
+from scmspec.compiler.constructs import check_interventions, observed_if_conditions
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
 from scmspec.compiler.kinds.functions import RESERVED_NAMES
-from scmspec.compiler.kinds.interventions import DoHandler
 from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
@@ -46,6 +46,7 @@ class ResolvedCard:
     selection: sp.Basic | None
     level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
+    observed_if: dict[str, sp.Basic] = field(default_factory=dict)  # variable -> condition
 
     @property
     def observed(self) -> tuple[str, ...]:
@@ -87,9 +88,12 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
         targets = tuple(sorted(targets, key=position.__getitem__))
     _check_blocks(card, parents, smap, bag)
     selection = _selection(card, smap, bag, levels, lets)
+    missing = observed_if_conditions(card, smap, bag, lambda text, loc, what: _condition(
+        card, text, loc, what, smap, bag, levels, lets))
+    check_interventions(card, codes, smap, bag)
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
-                        {str(k): v for k, v in lets.items()})
+                        {str(k): v for k, v in lets.items()}, missing)
 
 
 def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
@@ -123,7 +127,7 @@ def _level_names(card: Card) -> Levels:
     return codes, frozenset(v for v in codes if card.variables[v].kind == "ordinal")
 
 
-def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
+def parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
                bag: DiagnosticBag, what: str, levels: Levels) -> tuple[sp.Expr | None, int]:
     try:
         parsed = parse_equation(text, None, *levels)
@@ -150,7 +154,7 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
     sizes: dict[sp.Basic, int] = {}  # let symbol -> nodes once substituted (-1: too big)
     for name, spec in card.let.items():
         loc = ("let", name, "equation")
-        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+        expr, n_sites = parse_one(spec.equation, loc, known, smap, bag,
                                    f"the let {name!r}", levels)
         if expr is not None and n_sites:
             bag.add("SCM302", f"the let {name!r} draws random numbers", smap.nearest(loc),
@@ -176,7 +180,7 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Le
         if spec.equation is None:
             continue
         loc = ("variables", name, "equation")
-        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+        expr, n_sites = parse_one(spec.equation, loc, known, smap, bag,
                                    f"the equation of {name!r}", levels)
         if expr is not None and within_size(expr, sizes, f"the equation of {name!r}", loc,
                                              smap, bag):
@@ -312,14 +316,15 @@ def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
         elif spec.intervention is None:
             bag.add("SCM309", f"intervention target {t!r} is not intervenable",
                     smap.nearest(loc), f"give {t!r} an `intervention:` with its meaning")
-    for name, spec in card.variables.items():
-        handler = spec.intervention.handler if spec.intervention else None
-        if isinstance(handler, DoHandler) and isinstance(handler.value, str):
-            if handler.value not in codes.get(name, {}):
-                bag.add("SCM311", f"do() sets {name!r} to the level {handler.value!r}, which "
-                        "it does not have",
-                        smap.nearest(("variables", name, "intervention", "handler", "value")),
-                        f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
+        elif not spec.observed:
+            # Decided: the protocol never targets a latent variable. Its column is not
+            # written, so the mask could not mark the cells an intervention set, and a
+            # benchmark would hold interventional rows whose cause no method can see.
+            bag.add("SCM309", f"intervention target {t!r} is latent (observed: false): its "
+                    "values are never written, so its interventional rows could not be "
+                    "marked in the mask", smap.nearest(loc),
+                    f"make {t!r} observed, or intervene on an observed variable (in Python, "
+                    "scm.do() still pins a latent variable for what-if analysis)")
     if card.interventions.per_row > max(1, len(pool)):
         bag.add("SCM309", f"per_row is {card.interventions.per_row} but the pool has "
                 f"{len(pool)} targets", smap.nearest(("interventions", "per_row")),
@@ -359,12 +364,17 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                lets: dict[sp.Symbol, sp.Expr]) -> sp.Basic | None:
     if card.selection is None:
         return None
-    loc = ("selection", "condition")
-    expr, _ = _parse_one(card.selection.condition, loc,
-                         set(card.variables) | set(card.constants) | set(card.let), smap, bag,
-                         "the selection condition", levels)
-    if expr is None or not within_size(expr, let_sizes(lets), "the selection condition",
-                                        loc, smap, bag):
+    return _condition(card, card.selection.condition, ("selection", "condition"),
+                      "the selection condition", smap, bag, levels, lets)
+
+
+def _condition(card: Card, text: str, loc: tuple[str | int, ...], what: str, smap: SourceMap,
+               bag: DiagnosticBag, levels: Levels, lets: dict[sp.Symbol, sp.Expr]
+               ) -> sp.Basic | None:
+    """A condition over any variables, constants and lets (selection, observed_if)."""
+    expr, _ = parse_one(text, loc, set(card.variables) | set(card.constants) | set(card.let),
+                        smap, bag, what, levels)
+    if expr is None or not within_size(expr, let_sizes(lets), what, loc, smap, bag):
         return expr
     return substitute_lets(expr, lets, loc, smap, bag)
 

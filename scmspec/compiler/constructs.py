@@ -1,0 +1,92 @@
+"""Resolve checks of the v2 constructs: named handlers, knobs and ``observed_if``.
+
+Called by ``resolve`` once names and level codes are known. Every check adds located
+diagnostics to the pass's bag (nothing raises here), so a card with several mistakes
+hears about all of them at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sympy as sp
+
+from scmspec.compiler.kinds.interventions import DoHandler
+from scmspec.compiler.load import SourceMap
+from scmspec.compiler.spec import Card
+from scmspec.errors import DiagnosticBag
+
+Parse = Callable[[str, tuple[str | int, ...], str], "sp.Basic | None"]
+
+
+def check_interventions(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
+                        bag: DiagnosticBag) -> None:
+    """do() levels of every named handler, knob values and handlers, and the protocol's
+    handler choice (``interventions.handlers``)."""
+    for name, spec in card.variables.items():
+        if spec.intervention is None:
+            continue
+        named = spec.intervention.handlers is not None
+        for hname, handler in spec.intervention.named_handlers().items():
+            where = ("variables", name, "intervention") + (("handlers", hname) if named
+                                                           else ("handler",))
+            if isinstance(handler, DoHandler) and isinstance(handler.value, str) and \
+                    handler.value not in codes.get(name, {}):
+                bag.add("SCM311", f"do() sets {name!r} to the level {handler.value!r}, which "
+                        "it does not have", smap.nearest(where + ("value",)),
+                        f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
+            if spec.value is not None and handler.needs_baseline():
+                bag.add("SCM320", f"the knob {name!r} is intervened on by the handler "
+                        f"{hname!r} ({handler.kind}), which reads the observational baseline; "
+                        "a knob's baseline is its one fixed value", smap.nearest(where),
+                        "use do, shift with 'by', soft with 'value', or resample with a "
+                        "'distribution:'")
+        _check_knob_value(card, name, codes, smap, bag)
+    _check_choice(card, smap, bag)
+
+
+def _check_knob_value(card: Card, name: str, codes: dict[str, dict[str, int]],
+                      smap: SourceMap, bag: DiagnosticBag) -> None:
+    value = card.variables[name].value
+    if isinstance(value, str) and value not in codes.get(name, {}):
+        bag.add("SCM311", f"the knob {name!r} is set to the level {value!r}, which it does "
+                "not have", smap.nearest(("variables", name, "value")),
+                f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
+
+
+def _check_choice(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
+    for name, chosen in (card.interventions.handlers or {}).items():
+        loc = ("interventions", "handlers", name)
+        spec = card.variables.get(name)
+        if spec is None or spec.intervention is None:
+            bag.add("SCM309", f"interventions.handlers names {name!r}, which is not an "
+                    "intervenable variable", smap.nearest(loc),
+                    "list variables that have an `intervention:`")
+            continue
+        known = spec.intervention.named_handlers()
+        for i, hname in enumerate(chosen):
+            if hname not in known:
+                bag.add("SCM309", f"{name!r} has no handler named {hname!r}",
+                        smap.nearest(loc + (i,)), f"its handlers: {', '.join(known)}")
+        if not chosen:
+            bag.add("SCM309", f"interventions.handlers gives {name!r} no handler",
+                    smap.nearest(loc), f"list at least one of: {', '.join(known)}")
+
+
+def observed_if_conditions(card: Card, smap: SourceMap, bag: DiagnosticBag,
+                           parse: Parse) -> dict[str, sp.Basic]:
+    """Each variable's ``observed_if`` condition, parsed (a latent variable takes none)."""
+    out: dict[str, sp.Basic] = {}
+    for name, spec in card.variables.items():
+        if spec.observed_if is None:
+            continue
+        loc = ("variables", name, "observed_if")
+        if not spec.observed:
+            bag.add("SCM320", f"{name!r} is latent (observed: false), so it has no recorded "
+                    "values that could be missing", smap.nearest(loc),
+                    "remove `observed_if:`, or make the variable observed")
+            continue
+        expr = parse(spec.observed_if, loc, f"the observed_if condition of {name!r}")
+        if expr is not None:
+            out[name] = expr
+    return out
