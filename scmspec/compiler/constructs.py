@@ -90,3 +90,32 @@ def observed_if_conditions(card: Card, smap: SourceMap, bag: DiagnosticBag,
         if expr is not None:
             out[name] = expr
     return out
+
+
+def noise_scales(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceMap,
+                 bag: DiagnosticBag, parse: Parse) -> dict[str, tuple[str, sp.Basic]]:
+    """Each heteroscedastic noise scale (``sd: 0.02 * flow``): its field and expression.
+
+    The expression may read only the variable's parents (its equation's variables), so
+    the noise adds no edge the card does not list.
+    """
+    out: dict[str, tuple[str, sp.Basic]] = {}
+    for name, spec in card.variables.items():
+        text = spec.noise.scale_expression()
+        field = spec.noise.scale_field
+        if text is None or field is None:
+            continue
+        loc = ("variables", name, "noise", field)
+        expr = parse(text, loc, f"the noise {field} of {name!r}")
+        if expr is None:
+            continue
+        extra = sorted({s.name for s in expr.free_symbols if s.name in card.variables}
+                       - set(parents.get(name, ())))
+        if extra:
+            bag.add("SCM304", f"the noise {field} of {name!r} reads {', '.join(map(repr, extra))}"
+                    f", which {'is not a parent' if len(extra) == 1 else 'are not parents'} of "
+                    f"{name!r}", smap.nearest(loc), "a noise scale may use only the variables "
+                    "the equation reads (its parents); use them in the equation, with edges")
+            continue
+        out[name] = (field, expr)
+    return out

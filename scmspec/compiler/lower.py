@@ -19,6 +19,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.kinds.interventions import HandlerBase
+from scmspec.compiler.kinds.noise_base import NoiseBase, ScaledNoise
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.numbers import substitute
 from scmspec.compiler.plan import Block, Evaluate, Plan, Step
@@ -71,9 +72,10 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                               affine=affine.get(name), text=_describe_root(spec.distribution),
                               **common))  # type: ignore[arg-type]
             continue
+        noise = _noise(resolved, name, constants, smap, bag)
         if spec.mechanism is not None:
             steps.append(Step(evaluate=spec.mechanism.lower(resolved.parents[name]),  # type: ignore[arg-type]
-                              noise=spec.noise, text=_describe_root(spec.mechanism).lstrip("~ "),
+                              noise=noise, text=_describe_root(spec.mechanism).lstrip("~ "),
                               **common))  # type: ignore[arg-type]
             continue
         span = smap.nearest(("variables", name, "equation")) if smap else None
@@ -81,7 +83,7 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                      bag, f"variables.{name}.equation")
         fn = _compiled(expr, resolved.parents[name], resolved.random_sites.get(name, 0),
                        f"the equation of {name!r}", span, bag, f"variables.{name}.equation")
-        steps.append(Step(evaluate=fn, noise=spec.noise, sites=resolved.random_sites.get(name, 0),
+        steps.append(Step(evaluate=fn, noise=noise, sites=resolved.random_sites.get(name, 0),
                           text=canonical(resolved.equations[name]), span=span,
                           **common))  # type: ignore[arg-type]
     blocks = tuple(Block(tuple(b.variables), None if b.correlation is None else
@@ -107,6 +109,24 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
     columns = tuple(v for v, s in card.variables.items() if s.observed)
     return Plan(card.id, tuple(steps), blocks, resolved.targets, card.interventions.per_row,
                 selection, sel_inputs, columns, tuple(missing))
+
+
+def _noise(resolved: ResolvedCard, name: str, constants: dict[sp.Symbol, sp.Float],
+           smap: SourceMap | None, bag: DiagnosticBag) -> NoiseBase:
+    """The variable's noise; a scale written as an expression becomes a ScaledNoise (the
+    card's kind at scale 1, times the expression evaluated on the parents)."""
+    noise = resolved.card.variables[name].noise
+    if name not in resolved.noise_scales:
+        return noise
+    field, expr = resolved.noise_scales[name]
+    loc = ("variables", name, "noise", field)
+    span = smap.nearest(loc) if smap else None
+    what, where = f"the noise {field} of {name!r}", ".".join(loc)
+    expr = _real(expr, constants, what, span, bag, where)
+    inputs = resolved.parents[name]
+    return ScaledNoise(kind=noise.kind, mode=noise.mode, base=noise.model_copy(
+        update={field: 1.0}), scale=_compiled(expr, inputs, 0, what, span, bag, where),
+        inputs=inputs, variable=name, text=noise.scale_expression() or "", span=span)
 
 
 def _handlers(resolved: ResolvedCard, name: str

@@ -17,7 +17,11 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
-from scmspec.compiler.constructs import check_interventions, observed_if_conditions
+from scmspec.compiler.constructs import (
+    check_interventions,
+    noise_scales,
+    observed_if_conditions,
+)
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
 from scmspec.compiler.kinds.functions import RESERVED_NAMES
 from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
@@ -47,6 +51,8 @@ class ResolvedCard:
     level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
     observed_if: dict[str, sp.Basic] = field(default_factory=dict)  # variable -> condition
+    # Heteroscedastic noise: variable -> (the noise's scale field, its expression).
+    noise_scales: dict[str, tuple[str, sp.Basic]] = field(default_factory=dict)
 
     @property
     def observed(self) -> tuple[str, ...]:
@@ -91,9 +97,11 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     missing = observed_if_conditions(card, smap, bag, lambda text, loc, what: _condition(
         card, text, loc, what, smap, bag, levels, lets))
     check_interventions(card, codes, smap, bag)
+    scales = noise_scales(card, parents, smap, bag, lambda text, loc, what: _condition(
+        card, text, loc, what, smap, bag, levels, lets, draws=False))
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
-                        {str(k): v for k, v in lets.items()}, missing)
+                        {str(k): v for k, v in lets.items()}, missing, scales)
 
 
 def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
@@ -369,11 +377,17 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
 
 
 def _condition(card: Card, text: str, loc: tuple[str | int, ...], what: str, smap: SourceMap,
-               bag: DiagnosticBag, levels: Levels, lets: dict[sp.Symbol, sp.Expr]
-               ) -> sp.Basic | None:
-    """A condition over any variables, constants and lets (selection, observed_if)."""
-    expr, _ = parse_one(text, loc, set(card.variables) | set(card.constants) | set(card.let),
-                        smap, bag, what, levels)
+               bag: DiagnosticBag, levels: Levels, lets: dict[sp.Symbol, sp.Expr],
+               draws: bool = True) -> sp.Basic | None:
+    """An expression over any variables, constants and lets (selection, observed_if, a
+    noise scale); with ``draws=False`` a random draw in it is reported."""
+    expr, sites = parse_one(text, loc, set(card.variables) | set(card.constants) |
+                            set(card.let), smap, bag, what, levels)
+    if sites and not draws:
+        bag.add("SCM302", f"{what} draws random numbers", smap.nearest(loc), "the noise "
+                "kind is the draw: write its scale as a deterministic expression of the "
+                "parents", ".".join(map(str, loc)))
+        return None
     if expr is None or not within_size(expr, let_sizes(lets), what, loc, smap, bag):
         return expr
     return substitute_lets(expr, lets, loc, smap, bag)

@@ -228,3 +228,67 @@ def test_the_documented_v2_examples_run(text: str) -> None:
     if scm.plan.targets:
         out = scm.sample_interventional(n_obs=100, n_int=100, seed=0)
         assert out.records["targets"].iloc[100:].ne("").all()
+
+
+HETERO = """
+id: hetero
+title: heteroscedastic noise
+family: formula
+domain: demo
+variables:
+  flow: {meaning: true flow, unit: m**3/s, distribution: {kind: uniform, low: 1, high: 5}}
+  reading:
+    meaning: flow meter reading, 2% error
+    unit: m**3/s
+    equation: flow
+    noise: {kind: normal, sd: SD}
+constants: {unit_flow: {value: 1, unit: m**3/s}}
+edges: [{from: flow, to: reading, reason: the meter reads the flow}]
+"""
+
+
+def test_heteroscedastic_noise_scales_with_the_parent() -> None:
+    df = scmspec.compile_text(HETERO.replace("SD", "0.02 * flow")).sample(N, seed=9)
+    z = ((df["reading"] - df["flow"]) / (0.02 * df["flow"])).to_numpy()
+    within(z, 0.0, 1.0, "standardised meter error")
+    low, high = df["flow"] < 2, df["flow"] > 4
+    ratio = (df["reading"] - df["flow"])[high].std() / (df["reading"] - df["flow"])[low].std()
+    assert 2.5 < ratio < 4.0  # sd grows with flow (about 4.5 / 1.5 = 3)
+
+
+def test_a_constant_noise_expression_equals_the_number_bit_for_bit() -> None:
+    plain = scmspec.compile_text(HETERO.replace("SD", "0.05")).sample(1000, seed=3)
+    expr = scmspec.compile_text(HETERO.replace("SD", "0.05 * unit_flow")).sample(1000, seed=3)
+    assert plain["reading"].to_numpy().tobytes() == expr["reading"].to_numpy().tobytes()
+
+
+@pytest.mark.parametrize(("sd", "code", "text"), [
+    ("0.02 * flow / unit_flow", "SCM404", "'reading.noise.sd' evaluates to dimensionless"),
+    ("0.02 * flow * bernoulli(0.5)", "SCM302", "draws random numbers"),
+])
+def test_noise_expressions_are_unit_checked(sd: str, code: str, text: str) -> None:
+    with pytest.raises(CardError) as info:
+        scmspec.compile_text(HETERO.replace("SD", sd))
+    assert any(d.code == code and text in d.message for d in info.value.diagnostics), \
+        info.value.diagnostics
+
+
+def test_multiplicative_noise_takes_a_dimensionless_scale() -> None:
+    card = HETERO.replace("{kind: normal, sd: SD}",
+                          "{kind: normal, mode: multiplicative, sd: 0.02 * flow / unit_flow}")
+    df = scmspec.compile_text(card).sample(1000, seed=1)
+    assert (df["reading"] != df["flow"]).all()
+
+
+def test_a_noise_expression_reads_only_parents() -> None:
+    text = HETERO.replace("SD", "0.02 * other").replace(
+        "constants:", "  other: {meaning: o, unit: m**3/s, distribution: {kind: normal}}\n"
+        "constants:")
+    with pytest.raises(CardError, match="not a parent"):
+        scmspec.compile_text(text)
+
+
+def test_a_negative_noise_scale_is_a_located_sampling_error() -> None:
+    scm = scmspec.compile_text(HETERO.replace("SD", "0.02 * (flow - 3 * unit_flow)"))
+    with pytest.raises(scmspec.CardError, match=r"SCM603|<= 0 on"):
+        scm.sample(1000, seed=0)
