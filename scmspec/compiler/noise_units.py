@@ -27,7 +27,8 @@ def check_noise_units(resolved: ResolvedCard, smap: SourceMap) -> None:
         ... domain: d
         ... variables:
         ...   q: {meaning: flow, unit: m**3/s, distribution: {kind: uniform, low: 1, high: 2}}
-        ...   h: {meaning: head, unit: m, equation: q * s_per_m2, noise: {kind: normal, sd: 0.1 * q}}
+        ...   h: {meaning: head, unit: m, equation: q * s_per_m2,
+        ...       noise: {kind: normal, sd: 0.1 * q}}
         ... constants: {s_per_m2: {value: 1, unit: s/m**2}}
         ... edges: [{from: q, to: h, reason: r}]''', "a.yaml")
         >>> try:

@@ -164,7 +164,8 @@ def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Gener
             out /= step.affine[1]
         return
     noise = step.noise
-    normal_sd = noise.sd if type(noise) is NormalNoise and noise.mode == "additive" else None
+    normal_sd = (noise.scale_value() if type(noise) is NormalNoise and noise.mode == "additive"
+                 else None)
     if normal_sd is not None:
         _normal_into(rng, out, 0.0, normal_sd)  # eps, in place
     else:

@@ -93,7 +93,8 @@ def _natural_on(step: Step, cols: Mapping[str, Array], n: int, rng: Any,
             out /= step.affine[1]
         return
     noise = step.noise
-    normal_sd = noise.sd if type(noise) is NormalNoise and noise.mode == "additive" else None
+    normal_sd = (noise.scale_value() if type(noise) is NormalNoise and noise.mode == "additive"
+                 else None)
     eps = None
     if normal_sd is not None:
         _normal_rows(rng, scratch, rows, 0.0, normal_sd, out)
