@@ -93,11 +93,19 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
             else None, "acceptance": acceptance,
             "handlers": handler_kinds(scm),
             "variables": {v: {"kind": s.kind, "unit": s.unit, "role": s.role,
-                              "observed": s.observed, "levels": s.levels}
+                              "observed": s.observed, "levels": s.levels,
+                              **level_values(scm, v)}
                           for v, s in scm.compiled.card.variables.items()},
             **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed),
             **construct_metadata(scm)}
     write_json(tmp / "metadata.json", meta)
+
+
+def level_values(scm: SCM, name: str) -> dict[str, Any]:
+    """``{"values": [...]}``: what the column holds for each level, when that is not the
+    level's index (levels with values, or a code base); else nothing."""
+    step = scm.plan.step(name)
+    return {} if step.level_values is None else {"values": list(step.level_values)}
 
 
 def construct_metadata(scm: SCM) -> dict[str, Any]:

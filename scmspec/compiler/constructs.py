@@ -19,7 +19,7 @@ from scmspec.errors import DiagnosticBag
 Parse = Callable[[str, tuple[str | int, ...], str], "sp.Basic | None"]
 
 
-def check_interventions(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
+def check_interventions(card: Card, codes: dict[str, dict[str, float]], smap: SourceMap,
                         bag: DiagnosticBag) -> None:
     """do() levels of every named handler, knob values and handlers, and the protocol's
     handler choice (``interventions.handlers``)."""
@@ -45,7 +45,7 @@ def check_interventions(card: Card, codes: dict[str, dict[str, int]], smap: Sour
     _check_choice(card, smap, bag)
 
 
-def _check_knob_value(card: Card, name: str, codes: dict[str, dict[str, int]],
+def _check_knob_value(card: Card, name: str, codes: dict[str, dict[str, float]],
                       smap: SourceMap, bag: DiagnosticBag) -> None:
     value = card.variables[name].value
     if isinstance(value, str) and value not in codes.get(name, {}):
@@ -119,3 +119,53 @@ def noise_scales(card: Card, parents: dict[str, tuple[str, ...]], smap: SourceMa
             continue
         out[name] = (field, expr)
     return out
+
+
+def level_values(card: Card, smap: SourceMap, bag: DiagnosticBag) -> dict[str, list[float]]:
+    """The values of levels given as a mapping, in the variable's unit.
+
+    A value is a number (in the variable's unit) or text ``'<number> <unit>'`` of the same
+    dimension, converted exactly by pint once here. An ordinal's values must increase
+    in level order, so that order comparisons of level names mean what they say.
+    """
+    out: dict[str, list[float]] = {}
+    for name, spec in card.variables.items():
+        if spec.level_values is None or spec.levels is None:
+            continue
+        loc = ("variables", name, "levels")
+        got = [_level_value(v, spec.unit, loc + (lv,), smap, bag)
+               for lv, v in zip(spec.levels, spec.level_values)]
+        if any(v is None for v in got):
+            continue
+        values = [float(v) for v in got if v is not None]
+        if len(set(values)) != len(values):
+            bag.add("SCM313", f"two levels of {name!r} have the same value", smap.nearest(loc),
+                    "give every level its own value")
+        elif spec.kind == "ordinal" and values != sorted(values):
+            bag.add("SCM313", f"the values of the ordinal {name!r} do not increase in level "
+                    "order", smap.nearest(loc), "list the levels from the lowest value up")
+        out[name] = values
+    return out
+
+
+def _level_value(value: float | str, unit: str, loc: tuple[str | int, ...], smap: SourceMap,
+                 bag: DiagnosticBag) -> float | None:
+    if not isinstance(value, str):
+        return float(value)
+    from scmspec.compiler.unit_registry import UnitIssue, parse_unit, registry
+
+    number, _, given = value.strip().partition(" ")
+    try:
+        magnitude = float(number)
+    except ValueError:
+        magnitude = float("nan")
+    parsed = parse_unit(given.strip() or "dimensionless")
+    target = parse_unit(unit)
+    if not magnitude == magnitude or isinstance(parsed, UnitIssue) or \
+            isinstance(target, UnitIssue) or not parsed.same_dims(target):
+        bag.add("SCM313", f"the level value {value!r} is not a number with a unit of the "
+                f"variable's dimension ({unit})", smap.nearest(loc),
+                f"write a number in {unit}, or '<number> <unit>' such as '8 cm'")
+        return None
+    ureg = registry()
+    return float(ureg.Quantity(magnitude, given.strip() or "dimensionless").to(unit).magnitude)

@@ -59,8 +59,11 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
     for name in resolved.order:
         spec = card.variables[name]
         handler, named = _handlers(resolved, name)
+        valued = spec.level_values is not None or bool(spec.base)
         common = dict(name=name, parents=resolved.parents[name], kind=spec.kind,
-                      handler=handler, handlers=named, observed=spec.observed)
+                      handler=handler, handlers=named, observed=spec.observed,
+                      level_values=tuple(float(v) for v in resolved.level_codes[name].values())
+                      if valued else None)
         if spec.value is not None:  # a policy knob: pinned unless intervened on
             value = resolved.level_codes[name][spec.value] if isinstance(spec.value, str) \
                 else spec.value

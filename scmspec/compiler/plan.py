@@ -43,6 +43,8 @@ class Step:
     observed: bool = True
     text: str = ""  # canonical equation or distribution, for humans and goldens
     span: Span | None = None  # where the equation is written (sampling errors point there)
+    # Levels with values (or a code base): level index i is written as level_values[i].
+    level_values: tuple[float, ...] | None = None
 
     @property
     def discrete(self) -> bool:

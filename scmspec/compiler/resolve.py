@@ -19,6 +19,7 @@ import sympy as sp
 
 from scmspec.compiler.constructs import (
     check_interventions,
+    level_values,
     noise_scales,
     observed_if_conditions,
 )
@@ -33,7 +34,7 @@ DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
 
 # Level codes of the categorical/ordinal variables, and which of them are ordinal.
-Levels = tuple[dict[str, dict[str, int]], frozenset[str]]
+Levels = tuple[dict[str, dict[str, float]], frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class ResolvedCard:
     graph: nx.DiGraph
     targets: tuple[str, ...]  # the intervention target pool
     selection: sp.Basic | None
-    level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
+    level_codes: dict[str, dict[str, float]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
     observed_if: dict[str, sp.Basic] = field(default_factory=dict)  # variable -> condition
     # Heteroscedastic noise: variable -> (the noise's scale field, its expression).
@@ -78,7 +79,7 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     """
     bag = DiagnosticBag()
     _check_names(card, smap, bag)
-    levels = _level_names(card)
+    levels = _level_names(card, smap, bag)
     lets = _parse_lets(card, smap, bag, levels)
     equations, sites = _parse_equations(card, smap, bag, levels, lets)
     bag.raise_if_any(ResolveError)
@@ -128,10 +129,17 @@ def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
 
 
-def _level_names(card: Card) -> Levels:
-    """Level codes of the categorical/ordinal variables, and which of them are ordered."""
-    codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
-             if spec.levels}
+def _level_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> Levels:
+    """Level codes of the categorical/ordinal variables, and which of them are ordered.
+
+    A level's code is the number its column holds: 0..k-1, base..base+k-1 with ``base``,
+    or the level's value (in the variable's unit) when ``levels:`` is a mapping.
+    """
+    values = level_values(card, smap, bag)
+    codes: dict[str, dict[str, float]] = {
+        v: dict(zip(spec.levels, values[v])) if v in values else
+        {lv: i + (spec.base or 0) for i, lv in enumerate(spec.levels)}
+        for v, spec in card.variables.items() if spec.levels}
     return codes, frozenset(v for v in codes if card.variables[v].kind == "ordinal")
 
 
@@ -309,7 +317,7 @@ def _check_kinds(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     "give one probability per level, in level order")
 
 
-def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
+def _targets(card: Card, codes: dict[str, dict[str, float]], smap: SourceMap,
              bag: DiagnosticBag) -> tuple[str, ...]:
     intervenable = [v for v, s in card.variables.items() if s.intervention is not None]
     pool = card.interventions.targets

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
+    WithJsonSchema,
     field_validator,
     model_serializer,
     model_validator,
@@ -106,8 +107,18 @@ class VariableSpec(SpecModel):
     meaning: str = Field(description="operational meaning: what is measured, of whom, when")
     unit: str = Field("dimensionless", description="pint unit string; '1' or 'dimensionless'")
     kind: VariableKind = "continuous"
-    levels: list[str] | None = Field(None, min_length=2,
-                                     description="level names (categorical/ordinal), code order")
+    levels: Annotated[list[str] | None, WithJsonSchema({"anyOf": [
+        {"type": "array", "items": {"type": "string"}, "minItems": 2},
+        {"type": "object", "additionalProperties": {"type": ["number", "string"]},
+         "minProperties": 2}, {"type": "null"}]})] = Field(
+        None, min_length=2, description="level names (categorical/ordinal), code order; or "
+        "name -> value (a number in `unit`, or text with a unit: '8 cm'): the column holds "
+        "the values")
+    level_values: list[float | str] | None = Field(
+        None, description="the values of the levels, in level order (written by `levels:` "
+        "given as a mapping)")
+    base: int | None = Field(None, description="ordinal/categorical codes start here "
+                             "(default 0): codes are base, base + 1, ...")
     range: tuple[float, float] | None = Field(None, description="valid [low, high] in `unit`")
     role: Role = "process"
     observed: bool = True
@@ -128,6 +139,19 @@ class VariableSpec(SpecModel):
     observed_if: str | None = Field(
         None, description="missingness: the value is recorded only on rows where this "
         "condition holds (NaN elsewhere; the row stays)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valued_levels(cls, data: Any) -> Any:
+        # `levels: {small: 8 cm, ...}` is names plus values; stored as the two lists so
+        # every reader of `levels` keeps getting the names.
+        if isinstance(data, dict) and isinstance(data.get("levels"), dict):
+            if "level_values" in data:
+                raise ValueError("give level values in `levels:` (a mapping) or in "
+                                 "`level_values:`, not both")
+            levels = data["levels"]
+            data = {**data, "levels": list(levels), "level_values": list(levels.values())}
+        return data
 
     @field_validator("range")
     @classmethod
@@ -161,6 +185,12 @@ class VariableSpec(SpecModel):
             raise ValueError("a categorical variable needs 'levels' (names in code order)")
         if self.levels is not None and self.kind not in ("categorical", "ordinal"):
             raise ValueError("'levels' only applies to categorical or ordinal variables")
+        if self.level_values is not None and (self.levels is None or
+                                              len(self.level_values) != len(self.levels)):
+            raise ValueError("give one value per level (`levels:` as a mapping name -> value)")
+        if self.base is not None and (self.levels is None or self.level_values is not None):
+            raise ValueError("'base' numbers the codes of `levels:` given as names; levels "
+                             "with values are their values")
         return self
 
 

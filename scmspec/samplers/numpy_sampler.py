@@ -142,6 +142,32 @@ def _clean_rows(n: int, assigned: Mapping[str, Array], forced: Mapping[str, Hand
 
 def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
              uniforms: Mapping[str, Array], out: Array) -> None:
+    """The variable's natural value (see :func:`_natural_codes`), level codes turned into
+    the levels' values for a variable whose levels carry values (or a code base)."""
+    _natural_codes(step, cols, n, rng, uniforms, out)
+    if step.level_values is not None and step.constant is None:
+        to_level_values(step.level_values, out)
+
+
+def to_level_values(values: tuple[float, ...], out: Array) -> None:
+    """Level indices 0..k-1 in ``out`` become the levels' values, in place; anything else
+    (not a whole index in range) becomes NaN, which the finite gate reports.
+
+    Example:
+        >>> x = np.array([0.0, 2.0, 1.0, 3.0])
+        >>> to_level_values((8.0, 9.0, 10.0), x)
+        >>> x.tolist()
+        [8.0, 10.0, 9.0, nan]
+    """
+    k = len(values)
+    with np.errstate(invalid="ignore"):
+        valid = (out == np.round(out)) & (out >= 0) & (out < k)
+    index = np.where(valid, out, 0).astype(np.intp)
+    out[:] = np.where(valid, np.asarray(values, dtype=float)[index], np.nan)
+
+
+def _natural_codes(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
+                   uniforms: Mapping[str, Array], out: Array) -> None:
     """Write the value the variable's own mechanism gives (before any intervention) to out.
 
     Draws happen in a fixed order from the variable's stream: root, or noise then

@@ -26,7 +26,12 @@ import numpy as np
 from scmspec.compiler.kinds.noise import NoNoise, NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
-from scmspec.samplers.numpy_sampler import _block_uniforms, _natural, evaluate_step
+from scmspec.samplers.numpy_sampler import (
+    _block_uniforms,
+    _natural,
+    evaluate_step,
+    to_level_values,
+)
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
@@ -65,6 +70,8 @@ def natural_rows(plan: Plan, n: int, streams: Streams, rows: Rows) -> Array:
         draws = step.root is not None or step.sites or type(step.noise) is not NoNoise
         rng = streams.generator(step.name) if draws and step.constant is None else None
         _natural_on(step, cols, n, rng, uniforms, rows, scratch, x)
+        if step.level_values is not None and step.constant is None:
+            to_level_values(step.level_values, x)
         cols[step.name] = x
     return table
 

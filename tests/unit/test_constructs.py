@@ -292,3 +292,58 @@ def test_a_negative_noise_scale_is_a_located_sampling_error() -> None:
     scm = scmspec.compile_text(HETERO.replace("SD", "0.02 * (flow - 3 * unit_flow)"))
     with pytest.raises(scmspec.CardError, match=r"SCM603|<= 0 on"):
         scm.sample(1000, seed=0)
+
+
+VALUED = """
+id: eggs
+title: valued levels
+family: semantic
+domain: demo
+variables:
+  size:
+    meaning: egg size class
+    unit: cm
+    kind: ordinal
+    levels: {small: 8 cm, medium: 90 mm, large: 0.1 m}
+    distribution: {kind: ordinal, probs: [0.2, 0.5, 0.3]}
+    intervention: {meaning: sort eggs, handler: {kind: do, value: large}}
+  grade:
+    meaning: school grade of the farmer's child who packs them
+    kind: ordinal
+    levels: [first, second, third]
+    base: 1
+    distribution: {kind: ordinal, probs: [0.3, 0.3, 0.4]}
+  weight:
+    meaning: egg weight
+    unit: g
+    equation: g_per_cm * size + where(grade >= 'second', 1, 0) * gram
+    noise: {kind: normal, sd: 0.5}
+constants: {g_per_cm: {value: 7, unit: g/cm}, gram: {value: 1, unit: g}}
+edges: [{from: size, to: weight, reason: size sets weight}, {from: grade, to: weight, reason: r}]
+"""
+
+
+def test_levels_with_values_put_the_values_in_the_column() -> None:
+    scm = scmspec.compile_text(VALUED)
+    df = scm.sample(20_000, seed=1)
+    shares = df["size"].value_counts(normalize=True).sort_index()
+    assert list(shares.index) == [8, 9, 10]  # cm: 90 mm and 0.1 m converted exactly
+    np.testing.assert_allclose(shares.to_numpy(), [0.2, 0.5, 0.3], atol=0.015)
+    assert sorted(df["grade"].unique().tolist()) == [1, 2, 3]  # base: 1
+    # Children read the values; a level name in a comparison is the level's code.
+    resid = df["weight"] - 7 * df["size"] - (df["grade"] >= 2)
+    assert abs(resid.mean()) < 0.02
+    out = scm.sample_interventional(n_obs=50, n_int=50, seed=1)
+    assert (out.data["size"].iloc[50:] == 10).all()  # do: large = 10 cm
+    assert (scm.do({"size": "small"}).sample(10, seed=0)["size"] == 8).all()
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("levels: {small: 8 cm, medium: 90 mm, large: 0.1 m}",
+     "levels: {small: 8 cm, medium: 7 cm, large: 10 cm}", "do not increase"),
+    ("levels: {small: 8 cm, medium: 90 mm, large: 0.1 m}",
+     "levels: {small: 8 cm, medium: 9 kg, large: 10 cm}", "not a number with a unit"),
+])
+def test_level_values_are_checked(old: str, new: str, message: str) -> None:
+    with pytest.raises(CardError, match=message):
+        scmspec.compile_text(VALUED.replace(old, new))
