@@ -298,8 +298,8 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
-        names = {c: lv for lv, c in ctx.compiled.resolved.level_codes.get(v, {}).items()}
-        label = repr(names[value]) if value in names else f"{value:g}"
+        by_code = {c: lv for lv, c in ctx.compiled.resolved.level_codes.get(v, {}).items()}
+        label = repr(by_code[value]) if value in by_code else f"{value:g}"
         yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
                           f"{share:.1%} of {n} rows (threshold {CATEGORY_DOMINANCE:.0%}); "
                           "rebalance its mechanism, or justify a rare event in "
