@@ -18,7 +18,7 @@ from typing import Annotated, ClassVar, Literal, Union
 import numpy as np
 from pydantic import Field, model_validator
 
-from scmspec.compiler.kinds.noise_base import NOISE, Expression, NoiseBase, Positive
+from scmspec.compiler.kinds.noise_base import NOISE, NoiseBase, Positive, Scale
 from scmspec.compiler.kinds.noise_shaped import (
     CensoredNoise,
     HeteroskedasticNoise,
@@ -53,7 +53,7 @@ class NormalNoise(NoiseBase):
     """Gaussian with standard deviation sd."""
 
     kind: Literal["normal"] = "normal"
-    sd: Positive | Expression
+    sd: Scale
     scale_field: ClassVar[str | None] = "sd"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
@@ -65,7 +65,7 @@ class UniformNoise(NoiseBase):
     """Uniform on [-scale, scale]."""
 
     kind: Literal["uniform"] = "uniform"
-    scale: Positive | Expression
+    scale: Scale
     scale_field: ClassVar[str | None] = "scale"
 
     @model_validator(mode="after")
@@ -87,7 +87,7 @@ class LaplaceNoise(NoiseBase):
     """Laplace (double exponential) with scale b."""
 
     kind: Literal["laplace"] = "laplace"
-    scale: Positive | Expression
+    scale: Scale
     scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
@@ -100,7 +100,7 @@ class StudentTNoise(NoiseBase):
 
     kind: Literal["student_t"] = "student_t"
     df: Positive
-    scale: Positive | Expression
+    scale: Scale
     scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
@@ -180,7 +180,7 @@ class GumbelNoise(NoiseBase):
     """Gumbel (maximum) with the given scale, centred: G - scale * Euler's gamma."""
 
     kind: Literal["gumbel"] = "gumbel"
-    scale: Positive | Expression
+    scale: Scale
     scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:

@@ -8,10 +8,10 @@ the base without importing the other; ``noise.py`` gathers every kind into the o
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 import numpy as np
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from scmspec.compiler.specmodel import SpecModel
 from scmspec.registry import Registry
@@ -22,6 +22,20 @@ Positive = Annotated[float, Field(gt=0)]
 # noise, e.g. ``sd: 0.02 * flow``); the compiler evaluates it per row (docs/card-language.md).
 Expression = Annotated[str, Field(min_length=1, description="an expression over the "
                                   "variable's parents, in the variable's unit")]
+
+
+def _number_if_numeric(value: Any) -> Any:
+    # YAML 1.1 reads `1e308` (no dot) as text; such text was always a number here.
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+# A scale parameter: a positive number, or an expression (text that is not a number).
+Scale = Annotated[Union[Positive, Expression], BeforeValidator(_number_if_numeric)]
 
 
 class NoiseBase(SpecModel):
