@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from scmspec.compiler.kinds.functions import RESERVED_NAMES
 from scmspec.compiler.kinds.interventions import DoHandler
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card
@@ -169,3 +170,28 @@ def _level_value(value: float | str, unit: str, loc: tuple[str | int, ...], smap
         return None
     ureg = registry()
     return float(ureg.Quantity(magnitude, given.strip() or "dimensionless").to(unit).magnitude)
+
+
+def check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
+    """No name is both a variable and a constant, or a reserved function name."""
+    for name in card.variables:
+        loc = ("variables", name)
+        if name in card.constants:
+            bag.add("SCM303", f"{name!r} is both a variable and a constant",
+                    smap.keys.get(loc) or smap.nearest(loc), "rename one of them")
+        if name in RESERVED_NAMES:
+            bag.add("SCM303", f"the variable name {name!r} is reserved (a function or constant)",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_value")
+    for name in card.let:
+        loc = ("let", name)
+        clash = ("a variable" if name in card.variables else
+                 "a constant" if name in card.constants else
+                 "reserved (a function or constant)" if name in RESERVED_NAMES else None)
+        if clash:
+            bag.add("SCM303", f"the let name {name!r} is {clash}",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_expr")
+    for name in card.constants:
+        if name in RESERVED_NAMES:
+            loc = ("constants", name)
+            bag.add("SCM303", f"the constant name {name!r} is reserved",
+                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")

@@ -19,12 +19,12 @@ import sympy as sp
 
 from scmspec.compiler.constructs import (
     check_interventions,
+    check_names,
     level_values,
     noise_scales,
     observed_if_conditions,
 )
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
-from scmspec.compiler.kinds.functions import RESERVED_NAMES
 from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
@@ -78,7 +78,7 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
         (('x', 'y'), ('x',))
     """
     bag = DiagnosticBag()
-    _check_names(card, smap, bag)
+    check_names(card, smap, bag)
     levels = _level_names(card, smap, bag)
     lets = _parse_lets(card, smap, bag, levels)
     equations, sites = _parse_equations(card, smap, bag, levels, lets)
@@ -103,30 +103,6 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
                         {str(k): v for k, v in lets.items()}, missing, scales)
-
-
-def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
-    for name in card.variables:
-        loc = ("variables", name)
-        if name in card.constants:
-            bag.add("SCM303", f"{name!r} is both a variable and a constant",
-                    smap.keys.get(loc) or smap.nearest(loc), "rename one of them")
-        if name in RESERVED_NAMES:
-            bag.add("SCM303", f"the variable name {name!r} is reserved (a function or constant)",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_value")
-    for name in card.let:
-        loc = ("let", name)
-        clash = ("a variable" if name in card.variables else
-                 "a constant" if name in card.constants else
-                 "reserved (a function or constant)" if name in RESERVED_NAMES else None)
-        if clash:
-            bag.add("SCM303", f"the let name {name!r} is {clash}",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_expr")
-    for name in card.constants:
-        if name in RESERVED_NAMES:
-            loc = ("constants", name)
-            bag.add("SCM303", f"the constant name {name!r} is reserved",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
 
 
 def _level_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> Levels:

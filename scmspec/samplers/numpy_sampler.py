@@ -23,6 +23,7 @@ from scmspec.compiler.kinds.noise import NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
 from scmspec.errors import Diagnostic, SamplingError
+from scmspec.samplers.choices import choose_handlers, to_level_values
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
@@ -147,23 +148,6 @@ def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Gener
     _natural_codes(step, cols, n, rng, uniforms, out)
     if step.level_values is not None and step.constant is None:
         to_level_values(step.level_values, out)
-
-
-def to_level_values(values: tuple[float, ...], out: Array) -> None:
-    """Level indices 0..k-1 in ``out`` become the levels' values, in place; anything else
-    (not a whole index in range) becomes NaN, which the finite gate reports.
-
-    Example:
-        >>> x = np.array([0.0, 2.0, 1.0, 3.0])
-        >>> to_level_values((8.0, 9.0, 10.0), x)
-        >>> x.tolist()
-        [8.0, 10.0, 9.0, nan]
-    """
-    k = len(values)
-    with np.errstate(invalid="ignore"):
-        valid = (out == np.round(out)) & (out >= 0) & (out < k)
-    index = np.where(valid, out, 0).astype(np.intp)
-    out[:] = np.where(valid, np.asarray(values, dtype=float)[index], np.nan)
 
 
 def _natural_codes(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
@@ -328,24 +312,6 @@ def _draw_chunk(plan: Plan, n_obs: int, n_int: int, streams: Streams, pool: tupl
                                   streams.generator(t, purpose="handler"))
                for t in names}
     return run_pass(plan, n, streams, assigned, forced, pilot, choices), matrix, choices
-
-
-def choose_handlers(rows: Array, k: int, rng: np.random.Generator) -> Array:
-    """Per row, the index of the named handler applied (-1 off the target's rows): the
-    target's rows split among its k handlers as evenly as possible, in random order.
-
-    Its own stream (purpose ``handler``) keeps cards without named handlers unchanged.
-
-    Example:
-        >>> rows = np.array([False, True, True, True, False, True])
-        >>> pick = choose_handlers(rows, 2, np.random.default_rng(0))
-        >>> pick[~rows].tolist(), sorted(pick[rows].tolist())
-        ([-1, -1], [0, 0, 1, 1])
-    """
-    pick = np.full(rows.shape, -1, dtype=np.int64)
-    m = int(rows.sum())
-    pick[rows] = (np.arange(m) % k)[rng.permutation(m)]
-    return pick
 
 
 def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,

@@ -26,12 +26,8 @@ import numpy as np
 from scmspec.compiler.kinds.noise import NoNoise, NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
-from scmspec.samplers.numpy_sampler import (
-    _block_uniforms,
-    _natural,
-    evaluate_step,
-    to_level_values,
-)
+from scmspec.samplers.choices import to_level_values
+from scmspec.samplers.numpy_sampler import _block_uniforms, _natural, evaluate_step
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
