@@ -83,6 +83,10 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
         write_table(folder / "obsint", frames["obsint"], table_format)
         write_table(folder / "obsint_mask", data.mask, table_format)
         write_table(folder / "obsint_records", data.records, table_format)
+        if scm.plan.missing:  # observed_if: which cells were not recorded
+            write_table(folder / "obs_missing", scm.missing_mask(rep.obs.columns), table_format)
+            write_table(folder / "obsint_missing", scm.missing_mask(rep.obsint.columns),
+                        table_format)
         acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
                                           "obsint": rep.obsint.acceptance}
     write_json(tmp / "gates.json", [res.relocated(g.to_json(loaded.id)) for g in res.gates])
@@ -93,10 +97,37 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
             else None, "acceptance": acceptance,
             "handlers": handler_kinds(scm),
             "variables": {v: {"kind": s.kind, "unit": s.unit, "role": s.role,
-                              "observed": s.observed, "levels": s.levels}
+                              "observed": s.observed, "levels": s.levels,
+                              **level_values(scm, v)}
                           for v, s in scm.compiled.card.variables.items()},
-            **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed)}
+            **synthetic_hooks.metadata(scm.compiled.card, reps, scm, stressed),
+            **construct_metadata(scm)}
     write_json(tmp / "metadata.json", meta)
+
+
+def level_values(scm: SCM, name: str) -> dict[str, Any]:
+    """``{"values": [...]}``: what the column holds for each level, when that is not the
+    level's index (levels with values, or a code base); else nothing."""
+    step = scm.plan.step(name)
+    return {} if step.level_values is None else {"values": list(step.level_values)}
+
+
+def construct_metadata(scm: SCM) -> dict[str, Any]:
+    """Policy knobs, named handlers and ``observed_if`` conditions, each key only when the
+    card uses the construct (so the metadata of other cards stays byte-identical)."""
+    spec = scm.compiled.card.variables
+    out: dict[str, Any] = {}
+    knobs = {v: s.value for v, s in spec.items() if s.value is not None}
+    if knobs:
+        out["knobs"] = knobs
+    named = {t: {h: k.kind for h, k in scm.plan.step(t).handlers}
+             for t in scm.plan.targets if scm.plan.step(t).handlers}
+    if named:
+        out["named_handlers"] = named
+    missing = {v: s.observed_if for v, s in spec.items() if s.observed_if is not None}
+    if missing:
+        out["observed_if"] = missing
+    return out
 
 
 def handler_kinds(scm: SCM) -> dict[str, str]:

@@ -52,7 +52,7 @@ class ParsedEquation:
 
 
 def parse_equation(text: str, limits: Limits | None = None,
-                   levels: Mapping[str, Mapping[str, int]] | None = None,
+                   levels: Mapping[str, Mapping[str, float]] | None = None,
                    ordered: frozenset[str] = frozenset()) -> ParsedEquation:
     """Parse ``text`` into a sympy expression.
 
@@ -111,7 +111,7 @@ class _Builder:
     """Turns a checked ``ast`` tree into sympy, node by node."""
 
     def __init__(self, limits: Limits, lead: int,
-                 levels: Mapping[str, Mapping[str, int]] | None = None,
+                 levels: Mapping[str, Mapping[str, float]] | None = None,
                  ordered: frozenset[str] = frozenset(), source: str = "") -> None:
         self.limits, self.lead = limits, lead
         self.levels, self.ordered = levels or {}, ordered
@@ -376,7 +376,8 @@ class _Builder:
             raise self.fail(compare, f"{var!r} is categorical: its levels have no order",
                             "compare categories with == or !=; declare kind: ordinal if the "
                             "levels are ordered")
-        return sp.Integer(codes[str(text.value)])
+        code = codes[str(text.value)]
+        return sp.Integer(code) if isinstance(code, int) else sp.Float(code)
 
     def _BoolOp(self, node: ast.BoolOp, depth: int) -> Any:
         values = [_condition(self.build(v, depth)) for v in node.values]

@@ -18,6 +18,8 @@ from sympy.logic.boolalg import ITE, simplify_logic
 from sympy.printing.numpy import NumPyPrinter
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
+from scmspec.compiler.kinds.interventions import HandlerBase
+from scmspec.compiler.kinds.noise_base import NoiseBase, ScaledNoise
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.numbers import substitute
 from scmspec.compiler.plan import Block, Evaluate, Plan, Step
@@ -56,21 +58,28 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
     bag = DiagnosticBag()
     for name in resolved.order:
         spec = card.variables[name]
-        handler = spec.intervention.handler if spec.intervention else None
-        level = getattr(handler, "value", None)
-        if handler is not None and isinstance(level, str):
-            handler = handler.model_copy(update={"value": float(resolved.level_codes[name][level])})
+        handler, named = _handlers(resolved, name)
+        valued = spec.level_values is not None or bool(spec.base)
         common = dict(name=name, parents=resolved.parents[name], kind=spec.kind,
-                      handler=handler, observed=spec.observed,
-                      allowed=allowed_values(card, resolved.level_codes, name))
+                      handler=handler, handlers=named, observed=spec.observed,
+                      allowed=allowed_values(card, resolved.level_codes, name),
+                      level_values=tuple(float(v) for v in resolved.level_codes[name].values())
+                      if valued else None)
+        if spec.value is not None:  # a policy knob: pinned unless intervened on
+            value = resolved.level_codes[name][spec.value] if isinstance(spec.value, str) \
+                else spec.value
+            steps.append(Step(constant=float(value), text=f"knob {spec.value!r}",
+                              **common))  # type: ignore[arg-type]
+            continue
         if spec.distribution is not None:
             steps.append(Step(root=spec.distribution, block=block_of.get(name),
                               affine=affine.get(name), text=_describe_root(spec.distribution),
                               **common))  # type: ignore[arg-type]
             continue
+        noise = _noise(resolved, name, constants, smap, bag)
         if spec.mechanism is not None:
             steps.append(Step(evaluate=spec.mechanism.lower(resolved.parents[name]),  # type: ignore[arg-type]
-                              noise=spec.noise, text=_describe_root(spec.mechanism).lstrip("~ "),
+                              noise=noise, text=_describe_root(spec.mechanism).lstrip("~ "),
                               **common))  # type: ignore[arg-type]
             continue
         span = smap.nearest(("variables", name, "equation")) if smap else None
@@ -78,7 +87,7 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
                      bag, f"variables.{name}.equation")
         fn = _compiled(expr, resolved.parents[name], resolved.random_sites.get(name, 0),
                        f"the equation of {name!r}", span, bag, f"variables.{name}.equation")
-        steps.append(Step(evaluate=fn, noise=spec.noise, sites=resolved.random_sites.get(name, 0),
+        steps.append(Step(evaluate=fn, noise=noise, sites=resolved.random_sites.get(name, 0),
                           text=canonical(resolved.equations[name]), span=span,
                           **common))  # type: ignore[arg-type]
     blocks = tuple(Block(tuple(b.variables), None if b.correlation is None else
@@ -93,10 +102,59 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
         selection = _compiled(sel, sel_inputs, 0, "the selection condition",
                               smap.nearest(("selection", "condition")) if smap else None, bag,
                               "selection.condition")
+    missing = []
+    for name, cond in resolved.observed_if.items():
+        span = smap.nearest(("variables", name, "observed_if")) if smap else None
+        what, where = f"the observed_if condition of {name!r}", f"variables.{name}.observed_if"
+        expr = _real(cond, constants, what, span, bag, where)
+        inputs = tuple(sorted(s.name for s in expr.free_symbols))
+        missing.append((name, _compiled(expr, inputs, 0, what, span, bag, where), inputs))
     bag.raise_if_any(LowerError)
     columns = tuple(v for v, s in card.variables.items() if s.observed)
     return Plan(card.id, tuple(steps), blocks, resolved.targets, card.interventions.per_row,
-                selection, sel_inputs, columns)
+                selection, sel_inputs, columns, tuple(missing))
+
+
+def _noise(resolved: ResolvedCard, name: str, constants: dict[sp.Symbol, sp.Float],
+           smap: SourceMap | None, bag: DiagnosticBag) -> NoiseBase:
+    """The variable's noise; a scale written as an expression becomes a ScaledNoise (the
+    card's kind at scale 1, times the expression evaluated on the parents)."""
+    noise = resolved.card.variables[name].noise
+    if name not in resolved.noise_scales:
+        return noise
+    field, expr = resolved.noise_scales[name]
+    loc = ("variables", name, "noise", field)
+    span = smap.nearest(loc) if smap else None
+    what, where = f"the noise {field} of {name!r}", ".".join(loc)
+    expr = _real(expr, constants, what, span, bag, where)
+    inputs = resolved.parents[name]
+    return ScaledNoise(kind=noise.kind, mode=noise.mode, base=noise.model_copy(
+        update={field: 1.0}), scale=_compiled(expr, inputs, 0, what, span, bag, where),
+        inputs=inputs, variable=name, text=noise.scale_expression() or "", span=span)
+
+
+def _handlers(resolved: ResolvedCard, name: str
+              ) -> tuple[HandlerBase | None, tuple[tuple[str, HandlerBase], ...]]:
+    """The variable's default handler and, when it has named ones, those the protocol uses.
+
+    Level names in do() become codes. A single ``handler:`` gives no named tuple, so a
+    card written before named handlers existed lowers (and samples) exactly as before.
+    """
+    spec = resolved.card.variables[name]
+    if spec.intervention is None:
+        return None, ()
+    named = {}
+    for hname, handler in spec.intervention.named_handlers().items():
+        level = getattr(handler, "value", None)
+        if isinstance(level, str):
+            handler = handler.model_copy(update={"value": float(
+                resolved.level_codes[name][level])})
+        named[hname] = handler
+    chosen = (resolved.card.interventions.handlers or {}).get(name) or list(named)
+    first = named[chosen[0]]
+    if spec.intervention.handlers is None:
+        return first, ()
+    return first, tuple((h, named[h]) for h in chosen)
 
 
 def _real(expr: sp.Basic, constants: dict[sp.Symbol, sp.Float], what: str, span: Span | None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from scmspec.compiler.load import SourceMap, load, load_text
 from scmspec.compiler.lower import lower
+from scmspec.compiler.noise_units import check_noise_units
 from scmspec.compiler.plan import Plan
 from scmspec.compiler.resolve import ResolvedCard, resolve
 from scmspec.compiler.spec import Card
@@ -40,4 +41,5 @@ def compile_card(card: Card, smap: SourceMap | None = None) -> CompiledCard:
     smap = smap or SourceMap(f"<{card.id}>")
     resolved = resolve(card, smap)
     resolved = check_units(resolved, smap)
+    check_noise_units(resolved, smap)
     return CompiledCard(card, smap, resolved, lower(resolved, smap))

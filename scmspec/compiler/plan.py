@@ -37,11 +37,15 @@ class Step:
     block: int | None = None  # index of the root block of a root
     affine: tuple[float, float] | None = None  # root value x becomes (x - loc) / scale
     constant: float | None = None  # set by do(): the variable is pinned
-    handler: HandlerBase | None = None  # the card's intervention handler
+    handler: HandlerBase | None = None  # the card's intervention handler (the first named)
+    # Named handlers the protocol chooses among, row by row (empty: just `handler`).
+    handlers: tuple[tuple[str, HandlerBase], ...] = ()
     observed: bool = True
     text: str = ""  # canonical equation or distribution, for humans and goldens
     span: Span | None = None  # where the equation is written (sampling errors point there)
     allowed: tuple[float, ...] | None = None  # values a coded kind may take (binary 0/1, codes)
+    # Levels with values (or a code base): level index i is written as level_values[i].
+    level_values: tuple[float, ...] | None = None
 
     @property
     def discrete(self) -> bool:
@@ -74,6 +78,8 @@ class Plan:
     selection: Evaluate | None = None
     selection_inputs: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()  # observed variables, in declaration order
+    # observed_if: (variable, condition, its inputs); the cell is missing where it fails.
+    missing: tuple[tuple[str, Evaluate, tuple[str, ...]], ...] = ()
 
     def step(self, name: str) -> Step:
         for s in self.steps:

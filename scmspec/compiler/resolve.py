@@ -18,8 +18,15 @@ import networkx as nx
 import numpy as np
 import sympy as sp
 
+from scmspec.compiler.constructs import (
+    check_interventions,
+    check_names,
+    level_values,
+    noise_scales,
+    observed_if_conditions,
+)
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
-from scmspec.compiler.kinds.functions import FUNCTIONS, RESERVED_NAMES
+from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.kinds.interventions import DoHandler, SoftHandler
 from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
@@ -33,7 +40,7 @@ DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
 
 # Level codes of the categorical/ordinal variables, and which of them are ordinal.
-Levels = tuple[dict[str, dict[str, int]], frozenset[str]]
+Levels = tuple[dict[str, dict[str, float]], frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -48,10 +55,13 @@ class ResolvedCard:
     graph: nx.DiGraph
     targets: tuple[str, ...]  # the intervention target pool
     selection: sp.Basic | None
-    level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
+    level_codes: dict[str, dict[str, float]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
     # equation (or "selection") -> unit conversion factors check_units inserted into it
     unit_conversions: dict[str, tuple[Conversion, ...]] = field(default_factory=dict)
+    observed_if: dict[str, sp.Basic] = field(default_factory=dict)  # variable -> condition
+    # Heteroscedastic noise: variable -> (the noise's scale field, its expression).
+    noise_scales: dict[str, tuple[str, sp.Basic]] = field(default_factory=dict)
 
     @property
     def observed(self) -> tuple[str, ...]:
@@ -76,8 +86,8 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
         (('x', 'y'), ('x',))
     """
     bag = DiagnosticBag()
-    _check_names(card, smap, bag)
-    levels = _level_names(card)
+    check_names(card, smap, bag)
+    levels = _level_names(card, smap, bag)
     lets = _parse_lets(card, smap, bag, levels)
     equations, sites = _parse_equations(card, smap, bag, levels, lets)
     _check_formula_draws(card, equations, smap, bag)
@@ -94,43 +104,31 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
         targets = tuple(sorted(targets, key=position.__getitem__))
     _check_blocks(card, parents, smap, bag)
     selection = _selection(card, smap, bag, levels, lets)
+    missing = observed_if_conditions(card, smap, bag, lambda text, loc, what: _condition(
+        card, text, loc, what, smap, bag, levels, lets))
+    check_interventions(card, codes, smap, bag)
+    scales = noise_scales(card, parents, smap, bag, lambda text, loc, what: _condition(
+        card, text, loc, what, smap, bag, levels, lets, draws=False))
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
-                        {str(k): v for k, v in lets.items()})
+                        {str(k): v for k, v in lets.items()}, missing, scales)
 
 
-def _check_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
-    for name in card.variables:
-        loc = ("variables", name)
-        if name in card.constants:
-            bag.add("SCM303", f"{name!r} is both a variable and a constant",
-                    smap.keys.get(loc) or smap.nearest(loc), "rename one of them")
-        if name in RESERVED_NAMES:
-            bag.add("SCM303", f"the variable name {name!r} is reserved (a function or constant)",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_value")
-    for name in card.let:
-        loc = ("let", name)
-        clash = ("a variable" if name in card.variables else
-                 "a constant" if name in card.constants else
-                 "reserved (a function or constant)" if name in RESERVED_NAMES else None)
-        if clash:
-            bag.add("SCM303", f"the let name {name!r} is {clash}",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_expr")
-    for name in card.constants:
-        if name in RESERVED_NAMES:
-            loc = ("constants", name)
-            bag.add("SCM303", f"the constant name {name!r} is reserved",
-                    smap.keys.get(loc) or smap.nearest(loc), f"rename it, e.g. {name}_c")
+def _level_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> Levels:
+    """Level codes of the categorical/ordinal variables, and which of them are ordered.
 
-
-def _level_names(card: Card) -> Levels:
-    """Level codes of the categorical/ordinal variables, and which of them are ordered."""
-    codes = {v: {lv: i for i, lv in enumerate(spec.levels)} for v, spec in card.variables.items()
-             if spec.levels}
+    A level's code is the number its column holds: 0..k-1, base..base+k-1 with ``base``,
+    or the level's value (in the variable's unit) when ``levels:`` is a mapping.
+    """
+    values = level_values(card, smap, bag)
+    codes: dict[str, dict[str, float]] = {
+        v: dict(zip(spec.levels, values[v])) if v in values else
+        {lv: i + (spec.base or 0) for i, lv in enumerate(spec.levels)}
+        for v, spec in card.variables.items() if spec.levels}
     return codes, frozenset(v for v in codes if card.variables[v].kind == "ordinal")
 
 
-def _parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
+def parse_one(text: str, loc: tuple[str | int, ...], known: set[str], smap: SourceMap,
                bag: DiagnosticBag, what: str, levels: Levels) -> tuple[sp.Expr | None, int]:
     try:
         parsed = parse_equation(text, None, *levels)
@@ -157,7 +155,7 @@ def _parse_lets(card: Card, smap: SourceMap, bag: DiagnosticBag,
     sizes: dict[sp.Basic, int] = {}  # let symbol -> nodes once substituted (-1: too big)
     for name, spec in card.let.items():
         loc = ("let", name, "equation")
-        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+        expr, n_sites = parse_one(spec.equation, loc, known, smap, bag,
                                    f"the let {name!r}", levels)
         if expr is not None and n_sites:
             bag.add("SCM302", f"the let {name!r} draws random numbers", smap.nearest(loc),
@@ -183,7 +181,7 @@ def _parse_equations(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Le
         if spec.equation is None:
             continue
         loc = ("variables", name, "equation")
-        expr, n_sites = _parse_one(spec.equation, loc, known, smap, bag,
+        expr, n_sites = parse_one(spec.equation, loc, known, smap, bag,
                                    f"the equation of {name!r}", levels)
         if expr is not None and within_size(expr, sizes, f"the equation of {name!r}", loc,
                                              smap, bag):
@@ -311,7 +309,7 @@ def _check_kinds(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     "give one probability per level, in level order")
 
 
-def allowed_values(card: Card, codes: dict[str, dict[str, int]], name: str
+def allowed_values(card: Card, codes: dict[str, dict[str, float]], name: str
                    ) -> tuple[float, ...] | None:
     """The values a variable of a coded kind may take (binary 0/1, level codes), else None."""
     kind = card.variables[name].kind
@@ -322,7 +320,7 @@ def allowed_values(card: Card, codes: dict[str, dict[str, int]], name: str
     return None
 
 
-def value_problem(card: Card, codes: dict[str, dict[str, int]], name: str, value: float
+def value_problem(card: Card, codes: dict[str, dict[str, float]], name: str, value: float
                   ) -> tuple[str, str] | None:
     """(what is wrong, how to fix) when ``value`` is not a value ``name``'s kind allows.
 
@@ -381,7 +379,7 @@ def _call_site(text: str, function: str) -> tuple[int, int] | None:
     return (m.start(), len(function)) if m else None
 
 
-def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
+def _targets(card: Card, codes: dict[str, dict[str, float]], smap: SourceMap,
              bag: DiagnosticBag) -> tuple[str, ...]:
     intervenable = [v for v, s in card.variables.items() if s.intervention is not None]
     pool = card.interventions.targets
@@ -396,20 +394,29 @@ def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
         elif spec.intervention is None:
             bag.add("SCM309", f"intervention target {t!r} is not intervenable",
                     smap.nearest(loc), f"give {t!r} an `intervention:` with its meaning")
-    for name, spec in card.variables.items():
-        handler = spec.intervention.handler if spec.intervention else None
-        if isinstance(handler, DoHandler) and isinstance(handler.value, str):
-            if handler.value not in codes.get(name, {}):
-                bag.add("SCM311", f"do() sets {name!r} to the level {handler.value!r}, which "
-                        "it does not have",
-                        smap.nearest(("variables", name, "intervention", "handler", "value")),
-                        f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
-        elif isinstance(handler, (DoHandler, SoftHandler)) and handler.value is not None:
+        elif not spec.observed:
+            # Decided: the protocol never targets a latent variable. Its column is not
+            # written, so the mask could not mark the cells an intervention set, and a
+            # benchmark would hold interventional rows whose cause no method can see.
+            bag.add("SCM309", f"intervention target {t!r} is latent (observed: false): its "
+                    "values are never written, so its interventional rows could not be "
+                    "marked in the mask", smap.nearest(loc),
+                    f"make {t!r} observed, or intervene on an observed variable (in Python, "
+                    "scm.do() still pins a latent variable for what-if analysis)")
+    for name, spec in card.variables.items():  # numeric values a coded kind cannot take
+        if spec.intervention is None:
+            continue
+        named = spec.intervention.handlers is not None
+        for hname, handler in spec.intervention.named_handlers().items():
+            if not isinstance(handler, (DoHandler, SoftHandler)) or handler.value is None \
+                    or isinstance(handler.value, str):
+                continue  # level names are checked by check_interventions
             problem = value_problem(card, codes, name, float(handler.value))
             if problem is not None:
+                where = ("variables", name, "intervention") + (
+                    ("handlers", hname) if named else ("handler",))
                 bag.add("SCM311", f"the {handler.kind} handler sets {name!r} to "
-                        f"{handler.value:g}, {problem[0]}",
-                        smap.nearest(("variables", name, "intervention", "handler", "value")),
+                        f"{handler.value:g}, {problem[0]}", smap.nearest(where + ("value",)),
                         problem[1])
     if card.interventions.per_row > max(1, len(pool)):
         bag.add("SCM309", f"per_row is {card.interventions.per_row} but the pool has "
@@ -450,12 +457,23 @@ def _selection(card: Card, smap: SourceMap, bag: DiagnosticBag, levels: Levels,
                lets: dict[sp.Symbol, sp.Expr]) -> sp.Basic | None:
     if card.selection is None:
         return None
-    loc = ("selection", "condition")
-    expr, _ = _parse_one(card.selection.condition, loc,
-                         set(card.variables) | set(card.constants) | set(card.let), smap, bag,
-                         "the selection condition", levels)
-    if expr is None or not within_size(expr, let_sizes(lets), "the selection condition",
-                                        loc, smap, bag):
+    return _condition(card, card.selection.condition, ("selection", "condition"),
+                      "the selection condition", smap, bag, levels, lets)
+
+
+def _condition(card: Card, text: str, loc: tuple[str | int, ...], what: str, smap: SourceMap,
+               bag: DiagnosticBag, levels: Levels, lets: dict[sp.Symbol, sp.Expr],
+               draws: bool = True) -> sp.Basic | None:
+    """An expression over any variables, constants and lets (selection, observed_if, a
+    noise scale); with ``draws=False`` a random draw in it is reported."""
+    expr, sites = parse_one(text, loc, set(card.variables) | set(card.constants) |
+                            set(card.let), smap, bag, what, levels)
+    if sites and not draws:
+        bag.add("SCM302", f"{what} draws random numbers", smap.nearest(loc), "the noise "
+                "kind is the draw: write its scale as a deterministic expression of the "
+                "parents", ".".join(map(str, loc)))
+        return None
+    if expr is None or not within_size(expr, let_sizes(lets), what, loc, smap, bag):
         return expr
     return substitute_lets(expr, lets, loc, smap, bag)
 

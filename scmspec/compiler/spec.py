@@ -8,9 +8,16 @@ JSON Schema that editors use (``docs/card.schema.json``) is exported from
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import (
+    Field,
+    SerializerFunctionWrapHandler,
+    WithJsonSchema,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from scmspec.compiler.kinds.interventions import HandlerSpec, ResampleHandler
 from scmspec.compiler.kinds.mechanisms import MechanismSpec
@@ -55,11 +62,38 @@ class LetSpec(SpecModel):
 
 
 class InterventionSpec(SpecModel):
-    """What intervening on a variable means in the world, and how it is executed."""
+    """What intervening on a variable means in the world, and how it is executed.
+
+    One ``handler`` (default: resample), or several named ``handlers`` (``setpoint``,
+    ``raise_by_2``, ...) among which the protocol chooses, row by row, balanced.
+    """
 
     meaning: str = Field(description="the real-world action, e.g. 'set the thermostat'")
     handler: HandlerSpec = Field(default_factory=ResampleHandler,
                                  description="how values are set; default: resample")
+    handlers: dict[Name, HandlerSpec] | None = Field(
+        None, min_length=1, description="several named handlers instead of one `handler`; "
+        "the protocol chooses among them and records name the one applied")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> InterventionSpec:
+        if self.handlers is not None and "handler" in self.model_fields_set:
+            raise ValueError("give either 'handler' or 'handlers' (named), not both")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_unused_handler(self, serialize: SerializerFunctionWrapHandler) -> Any:
+        # With named handlers the default `handler` is unused: leave it out, so that a
+        # dumped card (spec.json) loads again.
+        data = serialize(self)
+        if self.handlers is not None and isinstance(data, dict):
+            data.pop("handler", None)
+        return data
+
+    def named_handlers(self) -> dict[str, HandlerSpec]:
+        """Name -> handler; a single ``handler`` is named by its kind."""
+        return dict(self.handlers) if self.handlers is not None else {self.handler.kind:
+                                                                       self.handler}
 
 
 class VariableSpec(SpecModel):
@@ -73,8 +107,18 @@ class VariableSpec(SpecModel):
     meaning: str = Field(description="operational meaning: what is measured, of whom, when")
     unit: str = Field("dimensionless", description="pint unit string; '1' or 'dimensionless'")
     kind: VariableKind = "continuous"
-    levels: list[str] | None = Field(None, min_length=2,
-                                     description="level names (categorical/ordinal), code order")
+    levels: Annotated[list[str] | None, WithJsonSchema({"anyOf": [
+        {"type": "array", "items": {"type": "string"}, "minItems": 2},
+        {"type": "object", "additionalProperties": {"type": ["number", "string"]},
+         "minProperties": 2}, {"type": "null"}]})] = Field(
+        None, min_length=2, description="level names (categorical/ordinal), code order; or "
+        "name -> value (a number in `unit`, or text with a unit: '8 cm'): the column holds "
+        "the values")
+    level_values: list[float | str] | None = Field(
+        None, description="the values of the levels, in level order (written by `levels:` "
+        "given as a mapping)")
+    base: int | None = Field(None, description="ordinal/categorical codes start here "
+                             "(default 0): codes are base, base + 1, ...")
     range: tuple[float, float] | None = Field(None, description="valid [low, high] in `unit`")
     role: Role = "process"
     observed: bool = True
@@ -89,6 +133,25 @@ class VariableSpec(SpecModel):
     reference: str | None = Field(None, description="textbook or standard for the equation")
     invalid_reverse: str | None = Field(None, description="why the reverse orientation is wrong")
     boundary: str | None = Field(None, description="justifies mass at a range boundary")
+    value: float | str | None = Field(
+        None, description="a policy knob: the fixed setting (in `unit`, or a level name) the "
+        "variable holds unless intervened on; needs `intervention:`")
+    observed_if: str | None = Field(
+        None, description="missingness: the value is recorded only on rows where this "
+        "condition holds (NaN elsewhere; the row stays)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valued_levels(cls, data: Any) -> Any:
+        # `levels: {small: 8 cm, ...}` is names plus values; stored as the two lists so
+        # every reader of `levels` keeps getting the names.
+        if isinstance(data, dict) and isinstance(data.get("levels"), dict):
+            if "level_values" in data:
+                raise ValueError("give level values in `levels:` (a mapping) or in "
+                                 "`level_values:`, not both")
+            levels = data["levels"]
+            data = {**data, "levels": list(levels), "level_values": list(levels.values())}
+        return data
 
     @field_validator("range")
     @classmethod
@@ -109,14 +172,25 @@ class VariableSpec(SpecModel):
 
     @model_validator(mode="after")
     def _one_generator(self) -> VariableSpec:
-        given = [self.distribution, self.equation, self.mechanism]
+        given = [self.distribution, self.equation, self.mechanism, self.value]
         if sum(g is not None for g in given) != 1:
-            raise ValueError("give exactly one of 'distribution' (a root), 'equation' or "
-                             "'mechanism'")
+            raise ValueError("give exactly one of 'distribution' (a root), 'equation', "
+                             "'mechanism' or 'value' (a fixed policy knob)")
+        if self.value is not None and self.intervention is None:
+            raise ValueError("a knob ('value:') is a setting someone can change: give it an "
+                             "'intervention:' (else declare it under constants:)")
+        if self.value is not None and self.noise.kind != "none":
+            raise ValueError("a knob ('value:') holds its value exactly: remove 'noise:'")
         if self.kind == "categorical" and self.levels is None:
             raise ValueError("a categorical variable needs 'levels' (names in code order)")
         if self.levels is not None and self.kind not in ("categorical", "ordinal"):
             raise ValueError("'levels' only applies to categorical or ordinal variables")
+        if self.level_values is not None and (self.levels is None or
+                                              len(self.level_values) != len(self.levels)):
+            raise ValueError("give one value per level (`levels:` as a mapping name -> value)")
+        if self.base is not None and (self.levels is None or self.level_values is not None):
+            raise ValueError("'base' numbers the codes of `levels:` given as names; levels "
+                             "with values are their values")
         return self
 
 
@@ -166,6 +240,9 @@ class InterventionsSpec(SpecModel):
     targets: list[Name] | None = Field(None, description="pool; default: every intervenable "
                                        "observed variable")
     per_row: Annotated[int, Field(ge=1, le=20)] = Field(1, description="targets per row")
+    handlers: dict[Name, list[Name]] | None = Field(
+        None, description="variable -> the names of its handlers the protocol uses "
+        "(default: all of them), chosen row by row, balanced")
 
 
 class SelectionSpec(SpecModel):

@@ -66,9 +66,13 @@ class Dataset:
     graph: pd.DataFrame
     targets: tuple[tuple[str, ...], ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    missing: pd.DataFrame | None = None  # observed_if: 1 where the cell was not recorded
 
     def __post_init__(self) -> None:
         columns = list(self.data.columns)
+        if self.missing is not None and (list(self.missing.columns) != columns
+                                         or len(self.missing) != len(self.data)):
+            raise DatasetError(f"{self.id}: the missingness mask does not match the data")
         if list(self.mask.columns) != columns or len(self.mask) != len(self.data):
             raise DatasetError(f"{self.id}: the mask does not match the data's shape")
         if list(self.graph.columns) != columns or list(self.graph.index) != columns:

@@ -80,8 +80,12 @@ class CompiledPool:
             targets = ((),) * len(data)
         graph = pd.read_csv(folder / "graph" / "adjacency.csv", index_col=0)
         graph.index = graph.index.astype(str)
+        missing = None
+        if (rep / f"{split}_missing.csv").is_file():  # observed_if: cells not recorded
+            missing = pd.read_csv(rep / f"{split}_missing.csv").astype("int8")
+            data = _nullable_integers(data, meta)
         return Dataset(scm_id, split, replicate, data, mask.astype("int8"), graph.astype("int8"),
-                       targets, meta)
+                       targets, meta, missing)
 
     def _folder(self, scm_id: str) -> Path:
         if scm_id not in self._entries:
@@ -143,3 +147,11 @@ def load(path_or_pool: str | Path | Source, id: str | None = None, split: str = 
 def _json(path: Path) -> dict[str, Any]:
     doc = json.loads(path.read_text(encoding="utf-8"))
     return doc if isinstance(doc, dict) else {}
+
+
+def _nullable_integers(data: pd.DataFrame, meta: dict[str, Any]) -> pd.DataFrame:
+    """Discrete columns with missing cells as pandas' nullable Int64 (read_csv gives floats)."""
+    kinds = {v: s.get("kind") for v, s in meta.get("variables", {}).items()}
+    ints = {c: "Int64" for c in data.columns if kinds.get(c, "continuous") != "continuous"
+            and data[c].dtype.kind == "f"}
+    return data.astype(ints) if ints else data

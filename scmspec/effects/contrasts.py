@@ -70,7 +70,8 @@ def levels(scm: SCM, name: str, values: Array) -> tuple[tuple[float, ...], tuple
     """Codes and names of a discrete variable's levels (declared, else the range, else seen)."""
     spec = scm.compiled.card.variables[name]
     if spec.levels:
-        return tuple(float(k) for k in range(len(spec.levels))), tuple(spec.levels)
+        declared = scm.compiled.resolved.level_codes[name]  # values, or base + index
+        return tuple(float(declared[lv]) for lv in spec.levels), tuple(spec.levels)
     if spec.kind == "binary":
         return (0.0, 1.0), ("0", "1")
     if spec.range is not None and spec.range[1] - spec.range[0] <= 50:

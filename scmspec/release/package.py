@@ -37,7 +37,8 @@ from scmspec.textio import sha256, write_json
 from scmspec.version import __version__
 
 DATA_FORMAT = "scmspec.data/1"
-DATA_FILES = ("obs.csv", "obsint.csv", "obsint_mask.csv", "obsint_records.csv")
+DATA_FILES = ("obs.csv", "obsint.csv", "obsint_mask.csv", "obsint_records.csv",
+              "obs_missing.csv", "obsint_missing.csv")  # the last two: observed_if cards only
 SLICES = ("family", "domain", "graph", "d", "protocol")
 
 

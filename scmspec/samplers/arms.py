@@ -98,7 +98,7 @@ def rerun(plan: Plan, n: int, streams: Streams, control: Mapping[str, Array],
         _natural(step, cols, n, rng, uniforms or {}, x)
         if handler is not None:
             base = x[:0]
-            if handler.uses_baseline:
+            if handler.needs_baseline():
                 if baseline is None:
                     raise RuntimeError("a data-driven handler needs a baseline")  # misuse
                 base = baseline[step.name]

@@ -12,7 +12,7 @@ rows pass and fails clearly below 1% acceptance.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import special
@@ -23,6 +23,7 @@ from scmspec.compiler.kinds.noise import NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
 from scmspec.errors import Diagnostic, SamplingError
+from scmspec.samplers.choices import choose_handlers, to_level_values
 from scmspec.samplers.streams import Streams
 
 Array = np.ndarray
@@ -47,6 +48,10 @@ class Sample:
     # without selection: row i is position i of the one pass (chunk 0).
     origin: Array | None = None
     chunk_rows: tuple[int, ...] = ()
+    # Targets with named handlers: per row, the index (into `handler_names[t]`) of the
+    # handler applied, -1 where the target was not intervened on.
+    choices: dict[str, Array] = field(default_factory=dict)
+    handler_names: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -66,48 +71,62 @@ class Sample:
 
 def run_pass(plan: Plan, n: int, streams: Streams, assigned: Mapping[str, Array] | None = None,
              forced: Mapping[str, HandlerBase] | None = None,
-             pilot: Callable[[], dict[str, Array]] | None = None) -> dict[str, Array]:
+             pilot: Callable[[], dict[str, Array]] | None = None,
+             choices: Mapping[str, Array] | None = None) -> dict[str, Array]:
     """Evaluate every variable for n rows; override targets on their assigned rows.
 
     ``assigned`` maps a target to a boolean row mask; ``forced`` applies a
-    handler to every row of a variable. Data-driven handlers read the target's
-    values on rows with no intervention, or the ``pilot`` sample when fewer than
-    100 such rows exist. The returned columns are rows of one (variables, n)
-    table, each written in place by its step, so no column aliases another.
+    handler to every row of a variable; ``choices`` gives, for a target with named
+    handlers, the index of the handler each of its rows gets. Data-driven handlers
+    read the target's values on rows with no intervention, or the ``pilot`` sample
+    when fewer than 100 such rows exist. The returned columns are rows of one
+    (variables, n) table, each written in place by its step, so no column aliases another.
     """
     assigned = assigned or {}
     forced = forced or {}
+    choices = choices or {}
     clean = _clean_rows(n, assigned, forced)
     enough_clean = clean is not None and clean.sum() >= MIN_BASELINE_ROWS
     uniforms = _block_uniforms(plan, n, streams)
     table = np.empty((len(plan.steps), n))
     cols: dict[str, Array] = {}
     pilot_cols: dict[str, Array] | None = None
+
+    def baseline(name: str, x: Array) -> Array:
+        nonlocal pilot_cols
+        if enough_clean:
+            return x[clean]
+        pilot_cols = pilot_cols if pilot_cols is not None else _pilot(pilot)
+        return pilot_cols[name]
+
     for step, x in zip(plan.steps, table):
         rng = streams.generator(step.name)
         _natural(step, cols, n, rng, uniforms, x)
-        handler = forced.get(step.name) or (step.handler if step.name in assigned else None)
         if step.allowed is not None and step.root is None and step.constant is None:
             check_values(step, x, "its equation")
-        if handler is not None:
-            rows = assigned.get(step.name) if step.name not in forced else None
-            if handler.uses_baseline:
-                if enough_clean:
-                    base = x[clean]
-                else:
-                    pilot_cols = pilot_cols if pilot_cols is not None else _pilot(pilot)
-                    base = pilot_cols[step.name]
-            else:
-                base = x[:0]
-            if rows is None:
-                x[:] = handler.apply(x, base, rng, step.discrete)
-            elif rows.any():
-                x[rows] = handler.apply(x[rows], base, rng, step.discrete)
-            if step.allowed is not None:
-                check_values(step, x if rows is None else x[rows],
-                             f"its {handler.kind} intervention")
+        if step.name in forced:
+            _override(step, x, forced[step.name], None, baseline, rng)
+        elif step.name in choices:
+            for i, (_, handler) in enumerate(step.handlers):
+                _override(step, x, handler, choices[step.name] == i, baseline, rng)
+        elif step.name in assigned and step.handler is not None:
+            _override(step, x, step.handler, assigned[step.name], baseline, rng)
         cols[step.name] = x
     return cols
+
+
+def _override(step: Step, x: Array, handler: HandlerBase, rows: Array | None,
+              baseline: Callable[[str, Array], Array], rng: np.random.Generator) -> None:
+    """Apply ``handler`` to ``x`` in place, on ``rows`` (every row when None)."""
+    if rows is not None and not rows.any():
+        return
+    base = baseline(step.name, x) if handler.needs_baseline() else x[:0]
+    if rows is None:
+        x[:] = handler.apply(x, base, rng, step.discrete)
+    else:
+        x[rows] = handler.apply(x[rows], base, rng, step.discrete)
+    if step.allowed is not None:  # a coded kind keeps its values under intervention too
+        check_values(step, x if rows is None else x[rows], f"its {handler.kind} intervention")
 
 
 def _pilot(pilot: Callable[[], dict[str, Array]] | None) -> dict[str, Array]:
@@ -128,6 +147,15 @@ def _clean_rows(n: int, assigned: Mapping[str, Array], forced: Mapping[str, Hand
 
 def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
              uniforms: Mapping[str, Array], out: Array) -> None:
+    """The variable's natural value (see :func:`_natural_codes`), level codes turned into
+    the levels' values for a variable whose levels carry values (or a code base)."""
+    _natural_codes(step, cols, n, rng, uniforms, out)
+    if step.level_values is not None and step.constant is None:
+        to_level_values(step.level_values, out)
+
+
+def _natural_codes(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
+                   uniforms: Mapping[str, Array], out: Array) -> None:
     """Write the value the variable's own mechanism gives (before any intervention) to out.
 
     Draws happen in a fixed order from the variable's stream: root, or noise then
@@ -150,7 +178,8 @@ def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Gener
             out /= step.affine[1]
         return
     noise = step.noise
-    normal_sd = noise.sd if type(noise) is NormalNoise and noise.mode == "additive" else None
+    normal_sd = (noise.scale_value() if type(noise) is NormalNoise and noise.mode == "additive"
+                 else None)
     if normal_sd is not None:
         _normal_into(rng, out, 0.0, normal_sd)  # eps, in place
     else:
@@ -279,10 +308,15 @@ def sample(plan: Plan, n_obs: int, n_int: int, streams: Streams,
     by_name = {s.name: s for s in plan.steps}  # plan.step() is a linear scan
     handlers = {t: (forced or {}).get(t) or by_name[t].handler for t in pool}
     kinds = {t: h.kind for t, h in handlers.items() if h is not None}
+    names = {t: tuple(h for h, _ in by_name[t].handlers) for t in pool
+             if by_name[t].handlers and t not in (forced or {})}
     if plan.selection is None:
-        cols, matrix = _draw_chunk(plan, n_obs, n_int, streams, pool, per_row, forced, pilot)
-        return Sample(cols, pool, matrix, kinds, 1.0, n_obs + n_int)
-    return _sample_selected(plan, n_obs, n_int, streams, pool, per_row, forced, pilot, kinds)
+        cols, matrix, choices = _draw_chunk(plan, n_obs, n_int, streams, pool, per_row, forced,
+                                            pilot, names)
+        return Sample(cols, pool, matrix, kinds, 1.0, n_obs + n_int, choices=choices,
+                      handler_names=names)
+    return _sample_selected(plan, n_obs, n_int, streams, pool, per_row, forced, pilot, kinds,
+                            names)
 
 
 def _pilot_factory(plan: Plan, streams: Streams) -> Callable[[], dict[str, Array]]:
@@ -294,21 +328,26 @@ def _pilot_factory(plan: Plan, streams: Streams) -> Callable[[], dict[str, Array
 
 def _draw_chunk(plan: Plan, n_obs: int, n_int: int, streams: Streams, pool: tuple[str, ...],
                 per_row: int, forced: Mapping[str, HandlerBase] | None,
-                pilot: Callable[[], dict[str, Array]]) -> tuple[dict[str, Array], Array]:
+                pilot: Callable[[], dict[str, Array]], names: Mapping[str, tuple[str, ...]]
+                ) -> tuple[dict[str, Array], Array, dict[str, Array]]:
     n = n_obs + n_int
     matrix = np.zeros((n, len(pool)), dtype=bool)
     rng = streams.generator("__assignment__", purpose="protocol")
     matrix[n_obs:] = assign_targets(pool, n_int, per_row, rng)
     assigned = {t: matrix[:, j] for j, t in enumerate(pool)} if n_int else {}
-    return run_pass(plan, n, streams, assigned, forced, pilot), matrix
+    choices = {t: choose_handlers(matrix[:, pool.index(t)], len(names[t]),
+                                  streams.generator(t, purpose="handler"))
+               for t in names}
+    return run_pass(plan, n, streams, assigned, forced, pilot, choices), matrix, choices
 
 
 def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
                      pool: tuple[str, ...], per_row: int,
                      forced: Mapping[str, HandlerBase] | None,
-                     pilot: Callable[[], dict[str, Array]], kinds: dict[str, str]) -> Sample:
+                     pilot: Callable[[], dict[str, Array]], kinds: dict[str, str],
+                     names: Mapping[str, tuple[str, ...]]) -> Sample:
     assert plan.selection is not None
-    parts: list[tuple[dict[str, Array], Array, Array, Array]] = []
+    parts: list[tuple[dict[str, Array], Array, Array, Array, dict[str, Array]]] = []
     sizes: list[int] = []
     need_obs, need_int, drawn, accepted, rate, chunk = n_obs, n_int, 0, 0, 1.0, 0
     while need_obs > 0 or need_int > 0:
@@ -317,8 +356,8 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
         grow = 1.0 if chunk == 0 else 1.2 / max(rate, MIN_ACCEPTANCE)
         size_obs = int(np.ceil(need_obs * grow))
         size_int = int(np.ceil(need_int * grow))
-        cols, matrix = _draw_chunk(plan, size_obs, size_int, streams.child(chunk=chunk),
-                                   pool, per_row, forced, pilot)
+        cols, matrix, picks = _draw_chunk(plan, size_obs, size_int, streams.child(chunk=chunk),
+                                          pool, per_row, forced, pilot, names)
         keep = selected(plan, cols, size_obs + size_int)
         drawn += size_obs + size_int
         accepted += int(keep.sum())
@@ -331,7 +370,8 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
         rows = np.concatenate([take_obs, take_int])
         parts.append(({k: v[rows] for k, v in cols.items()}, matrix[rows],
                       np.r_[np.zeros(take_obs.size, bool), np.ones(take_int.size, bool)],
-                      np.column_stack([np.full(rows.size, chunk), rows])))
+                      np.column_stack([np.full(rows.size, chunk), rows]),
+                      {t: c[rows] for t, c in picks.items()}))
         sizes.append(size_obs + size_int)
         need_obs -= take_obs.size
         need_int -= take_int.size
@@ -342,7 +382,10 @@ def _sample_selected(plan: Plan, n_obs: int, n_int: int, streams: Streams,
                for k in parts[0][0]}
     matrix = np.concatenate([src[1][idx] for src, idx in zip(sources, obs_first)])
     origin = np.concatenate([src[3][idx] for src, idx in zip(sources, obs_first)])
-    return Sample(columns, pool, matrix, kinds, rate, drawn, origin, tuple(sizes))
+    choices = {t: np.concatenate([src[4][t][idx] for src, idx in zip(sources, obs_first)])
+               for t in names} if n_int else {}
+    return Sample(columns, pool, matrix, kinds, rate, drawn, origin, tuple(sizes), choices,
+                  dict(names))
 
 
 def selected(plan: Plan, cols: Mapping[str, Array], n: int) -> Array:

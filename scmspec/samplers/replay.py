@@ -26,6 +26,7 @@ import numpy as np
 from scmspec.compiler.kinds.noise import NoNoise, NormalNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
+from scmspec.samplers.choices import to_level_values
 from scmspec.samplers.numpy_sampler import _block_uniforms, _natural, evaluate_step
 from scmspec.samplers.streams import Streams
 
@@ -65,6 +66,8 @@ def natural_rows(plan: Plan, n: int, streams: Streams, rows: Rows) -> Array:
         draws = step.root is not None or step.sites or type(step.noise) is not NoNoise
         rng = streams.generator(step.name) if draws and step.constant is None else None
         _natural_on(step, cols, n, rng, uniforms, rows, scratch, x)
+        if step.level_values is not None and step.constant is None:
+            to_level_values(step.level_values, x)
         cols[step.name] = x
     return table
 
@@ -93,7 +96,8 @@ def _natural_on(step: Step, cols: Mapping[str, Array], n: int, rng: Any,
             out /= step.affine[1]
         return
     noise = step.noise
-    normal_sd = noise.sd if type(noise) is NormalNoise and noise.mode == "additive" else None
+    normal_sd = (noise.scale_value() if type(noise) is NormalNoise and noise.mode == "additive"
+                 else None)
     eps = None
     if normal_sd is not None:
         _normal_rows(rng, scratch, rows, 0.0, normal_sd, out)

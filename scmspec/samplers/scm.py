@@ -157,9 +157,37 @@ class SCM:
         n = len(next(iter(cols.values()))) if cols else 0
         # One (n, d) float block, wrapped without a second copy; then integer columns.
         block = np.vstack([cols[v] for v in names]) if names else np.empty((0, n))
+        missing = self.missing_cells(cols)
+        if missing:
+            position = {v: i for i, v in enumerate(names)}
+            for v, cells in missing.items():
+                block[position[v], cells] = np.nan  # vstack copied: cols stay complete
         frame = pd.DataFrame(block.T, columns=names, copy=False)
-        ints = {v: np.int64 for v in names if spec[v].kind != "continuous" and _integral(cols[v])}
+        ints: dict[str, Any] = {
+            v: np.int64 for v in names if spec[v].kind != "continuous" and _integral(cols[v])}
+        for v in missing:  # a discrete column with missing cells: nullable integers
+            if v in ints and missing[v].any():
+                ints[v] = pd.Int64Dtype()
         return frame.astype(ints) if ints else frame
+
+    def missing_cells(self, cols: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Per variable with ``observed_if``: True on rows whose value is not recorded.
+
+        The condition reads the complete (true) values, so missingness may depend on any
+        variable, the missing one included; the row itself is kept.
+        """
+        n = len(next(iter(cols.values()))) if cols else 0
+        return {name: ~np.broadcast_to(fn(*[cols[v] for v in inputs]) != 0, (n,))
+                for name, fn, inputs in self.plan.missing}
+
+    def missing_mask(self, cols: Mapping[str, np.ndarray]) -> pd.DataFrame:
+        """0/1 table over the observed columns: 1 where ``observed_if`` left the cell empty."""
+        n = len(next(iter(cols.values()))) if cols else 0
+        cells = np.zeros((n, len(self.plan.columns)), dtype=np.int8)
+        position = {v: i for i, v in enumerate(self.plan.columns)}
+        for v, rows in self.missing_cells(cols).items():
+            cells[:, position[v]] = rows
+        return pd.DataFrame(cells, columns=list(self.plan.columns), copy=False)
 
 
 def _integral(values: np.ndarray) -> bool:
@@ -182,5 +210,9 @@ def _records(s: numpy_sampler.Sample) -> pd.DataFrame:
             continue
         sep = np.where(targets[rows] == "", "", ";")
         targets[rows] = targets[rows] + sep + name
-        kinds[rows] = kinds[rows] + sep + s.handlers.get(name, "")
+        if name in s.choices:  # named handlers: the name of the one each row got
+            names = np.asarray(s.handler_names[name], dtype=object)
+            kinds[rows] = kinds[rows] + sep + names[s.choices[name][rows]]
+        else:
+            kinds[rows] = kinds[rows] + sep + s.handlers.get(name, "")
     return pd.DataFrame({"row": np.arange(s.n), "targets": targets, "handlers": kinds})

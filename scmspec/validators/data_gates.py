@@ -245,8 +245,17 @@ def _mode(col: Array) -> tuple[float, float]:
 
 
 def _rows_of_kind(ctx: GateContext, continuous: bool) -> list[int]:
-    """Indices (rows of ``observed_obs``) of the continuous or of the discrete variables."""
-    return ctx.observed_kinds[0 if continuous else 1]
+    """Indices (rows of ``observed_obs``) of the continuous or of the discrete variables.
+
+    Policy knobs (``value:``) are left out: their observational column is constant by
+    design (one fixed setting), which is no failure of nonconstant, dominance or boundary.
+    """
+    rows = ctx.observed_kinds[0 if continuous else 1]
+    spec = ctx.compiled.card.variables
+    names = ctx.observed_obs[0]
+    if not any(spec[names[i]].value is not None for i in rows):
+        return rows
+    return [i for i in rows if spec[names[i]].value is None]
 
 
 def _dominant_rows(ctx: GateContext, share: float, rows: list[int]) -> Array:
@@ -289,9 +298,8 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
-        levels = ctx.compiled.card.variables[v].levels
-        label = (repr(levels[int(value)]) if levels and 0 <= value < len(levels)
-                 else f"{value:g}")
+        by_code = {c: lv for lv, c in ctx.compiled.resolved.level_codes.get(v, {}).items()}
+        label = repr(by_code[value]) if value in by_code else f"{value:g}"
         yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
                           f"{share:.1%} of {n} rows (threshold {CATEGORY_DOMINANCE:.0%}); "
                           "rebalance its mechanism, or justify a rare event in "

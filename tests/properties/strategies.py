@@ -13,6 +13,7 @@ ROOTS. Every variable is dimensionless. Strategies return plain card data
 from __future__ import annotations
 
 import copy
+import typing
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -60,6 +61,13 @@ _GUESSES = {"low": -1.0, "high": 1.0, "df": 4.0, "r2": 0.5, "outlier_prob": 0.05
             "a": 2.0, "b": 2.0}
 
 
+def _number_or_expression(annotation: Any) -> bool:
+    """A scale that is a number or an expression (``sd: 0.02 * flow``): drawn as a number."""
+    args = [typing.get_args(a)[0] if typing.get_origin(a) is typing.Annotated else a
+            for a in typing.get_args(annotation)]
+    return sorted(map(str, args)) == ["<class 'float'>", "<class 'str'>"]
+
+
 def _noise_example(kind: str) -> dict[str, Any] | None:
     """Parameters for a noise kind whose required fields are plain numbers (else None)."""
     cls = NOISE.lookup(kind)
@@ -67,7 +75,7 @@ def _noise_example(kind: str) -> dict[str, Any] | None:
     for name, info in cls.model_fields.items():
         if name == "kind" or not info.is_required():
             continue
-        if info.annotation not in (float, int):
+        if info.annotation not in (float, int) and not _number_or_expression(info.annotation):
             return None  # structured parameters (lists, inputs): not drawn generically
         params[info.alias or name] = _GUESSES.get(name, 0.5)
     try:

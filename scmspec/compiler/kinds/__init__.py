@@ -17,8 +17,9 @@ from scmspec.compiler.kinds import (
     noise_base,
     noise_shaped,
     roots,
+    roots_shaped,
 )
 
 __all__ = ["functions", "interventions", "mechanism_base", "mechanisms", "mechanisms_activation",
            "mechanisms_nonlinear", "noise", "noise_base",
-           "noise_shaped", "roots"]
+           "noise_shaped", "roots", "roots_shaped"]

@@ -218,10 +218,37 @@ def _categorical_bad(*weights: Any) -> Problems:
             ("all weights 0", "a positive weight", total == 0)]
 
 
+def _log_uniform_bad(low: Any, high: Any) -> Problems:
+    return [("low <= 0", "0 < low", low <= 0), *_uniform_bad(low, high)]
+
+
+def _truncated_normal_bad(mean: Any, sd: Any, low: Any, high: Any) -> Problems:
+    return [*_normal_bad(mean, sd), *_uniform_bad(low, high)]
+
+
+def _scale_shape_bad(what: str) -> Callable[[Any, Any], Problems]:
+    def bad(scale: Any, shape: Any) -> Problems:
+        return [(f"{what} <= 0", f"{what} > 0", scale <= 0), ("shape <= 0", "shape > 0",
+                                                              shape <= 0)]
+    return bad
+
+
+def _beta_bad(a: Any, b: Any) -> Problems:
+    return [("a <= 0", "a > 0", a <= 0), ("b <= 0", "b > 0", b <= 0)]
+
+
+def _triangular_bad(low: Any, mode: Any, high: Any) -> Problems:
+    return [*_uniform_bad(low, high),
+            ("mode outside [low, high]", "low <= mode <= high", (mode < low) | (mode > high))]
+
+
 DRAW_RULES: dict[str, Callable[..., Problems]] = {
     "bernoulli": _bernoulli_bad, "poisson": _poisson_bad, "binomial": _binomial_bad,
     "normal": _normal_bad, "uniform": _uniform_bad, "exponential": _exponential_bad,
-    "categorical": _categorical_bad,
+    "categorical": _categorical_bad, "log_uniform": _log_uniform_bad,
+    "truncated_normal": _truncated_normal_bad, "weibull": _scale_shape_bad("scale"),
+    "lognormal": _scale_shape_bad("median"), "gamma_draw": _scale_shape_bad("mean"),
+    "beta_draw": _beta_bad, "triangular": _triangular_bad,
 }
 _CONSTANT_RULES: dict[str, Callable[..., Problems]] = {"binomial": _binomial_constant_bad}
 
@@ -293,6 +320,46 @@ def _categorical_u(*args: Array) -> Array:
     return (u[None, :] * cdf[-1] >= cdf).sum(axis=0).clip(0, len(weights) - 1).astype(float)
 
 
+def _log_uniform_u(low: Array, high: Array, u: Array) -> Array:
+    _refuse("log_uniform", (low, high), u)
+    return np.exp(np.log(low) + (np.log(high) - np.log(low)) * u)
+
+
+def _truncated_normal_u(mean: Array, sd: Array, low: Array, high: Array, u: Array) -> Array:
+    _refuse("truncated_normal", (mean, sd, low, high), u)
+    a, b = (low - mean) / sd, (high - mean) / sd
+    x = _scipy_stats().truncnorm.ppf(u, a, b, loc=mean, scale=sd)
+    return np.clip(np.asarray(x, dtype=float), low, high)
+
+
+def _weibull_u(scale: Array, shape: Array, u: Array) -> Array:
+    _refuse("weibull", (scale, shape), u)
+    return scale * (-np.log1p(-u)) ** (1.0 / shape)
+
+
+def _lognormal_u(median: Array, sdlog: Array, u: Array) -> Array:
+    _refuse("lognormal", (median, sdlog), u)
+    return median * np.exp(sdlog * special.ndtri(u))
+
+
+def _gamma_u(mean: Array, shape: Array, u: Array) -> Array:
+    _refuse("gamma_draw", (mean, shape), u)
+    return np.asarray(special.gammaincinv(shape, u) * (mean / shape), dtype=float)
+
+
+def _beta_u(a: Array, b: Array, u: Array) -> Array:
+    _refuse("beta_draw", (a, b), u)
+    return np.asarray(special.betaincinv(a, b, u), dtype=float)
+
+
+def _triangular_u(low: Array, mode: Array, high: Array, u: Array) -> Array:
+    _refuse("triangular", (low, mode, high), u)
+    width = high - low
+    left = low + np.sqrt(u * width * (mode - low))
+    right = high - np.sqrt((1.0 - u) * width * (high - mode))
+    return np.where(u < (mode - low) / width, left, right)
+
+
 _DRAWS: list[tuple[str, int, int | None, Callable[..., Array], str, str]] = [
     ("bernoulli", 1, 1, _bernoulli_u, "draw_dimensionless", "1 with probability p, else 0"),
     ("poisson", 1, 1, _poisson_u, "draw_first", "a count with mean rate"),
@@ -302,6 +369,22 @@ _DRAWS: list[tuple[str, int, int | None, Callable[..., Array], str, str]] = [
     ("normal", 2, 2, _normal_u, "draw_same", "normal(mean, sd): a Gaussian draw"),
     ("uniform", 2, 2, _uniform_u, "draw_same", "uniform(low, high): a uniform draw"),
     ("exponential", 1, 1, _exponential_u, "draw_inverse", "exponential(rate): waiting time"),
+    ("log_uniform", 2, 2, _log_uniform_u, "draw_same",
+     "log_uniform(low, high): log of the draw uniform on [log low, log high]"),
+    ("truncated_normal", 4, 4, _truncated_normal_u, "draw_same",
+     "truncated_normal(mean, sd, low, high): a Gaussian draw kept within [low, high]"),
+    ("weibull", 2, 2, _weibull_u, "draw_first",
+     "weibull(scale, shape): lifetimes; scale in the result's unit, shape dimensionless"),
+    ("lognormal", 2, 2, _lognormal_u, "draw_first",
+     "lognormal(median, sdlog): median x exp(N(0, sdlog))"),
+    # Not named plain gamma/beta: cards name constants so (the heat capacity ratio, a rate),
+    # and function names are reserved.
+    ("gamma_draw", 2, 2, _gamma_u, "draw_first",
+     "gamma_draw(mean, shape): a gamma draw, variance mean^2 / shape"),
+    ("beta_draw", 2, 2, _beta_u, "draw_dimensionless",
+     "beta_draw(a, b): a Beta(a, b) draw in [0, 1]"),
+    ("triangular", 3, 3, _triangular_u, "draw_same",
+     "triangular(low, mode, high): a three-point estimate"),
 ]
 for _name, _lo, _hi, _impl, _units, _doc in _DRAWS:
     _add(_name, _lo, _hi, _custom(_name), _units, _doc, _impl, random=True)

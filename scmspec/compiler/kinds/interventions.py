@@ -14,6 +14,7 @@ from typing import Annotated, ClassVar, Literal, Union
 import numpy as np
 from pydantic import Field, model_validator
 
+from scmspec.compiler.kinds.roots import RootSpec
 from scmspec.compiler.specmodel import SpecModel
 from scmspec.registry import Registry
 
@@ -26,6 +27,11 @@ class HandlerBase(SpecModel):
 
     kind: str  # each handler narrows it to its own literal tag
     uses_baseline: ClassVar[bool] = False
+
+    def needs_baseline(self) -> bool:
+        """Whether this handler reads the target's observational baseline (its values
+        on the rows no intervention touched); a knob's baseline is one constant value."""
+        return self.uses_baseline
 
     def apply(self, natural: Array, baseline: Array, rng: np.random.Generator,
               discrete: bool) -> Array:  # pragma: no cover - every kind overrides
@@ -65,11 +71,14 @@ class DoHandler(HandlerBase):
 
 @INTERVENTIONS.register("resample")
 class ResampleHandler(HandlerBase):
-    """Hard do() to a value drawn uniformly between baseline quantiles (default 10th-90th)."""
+    """Hard do() to a fresh draw: from ``distribution`` (any root kind, in the target's
+    unit) when given, else uniformly between baseline quantiles (default 10th-90th)."""
 
     kind: Literal["resample"] = "resample"
     low_quantile: Quantile = 0.1
     high_quantile: Quantile = 0.9
+    distribution: RootSpec | None = Field(None, description="draw from this distribution "
+                                          "(in the target's unit) instead of the baseline")
     uses_baseline: ClassVar[bool] = True
 
     @model_validator(mode="after")
@@ -78,8 +87,13 @@ class ResampleHandler(HandlerBase):
             raise ValueError("low_quantile must be below high_quantile")
         return self
 
+    def needs_baseline(self) -> bool:
+        return self.distribution is None
+
     def apply(self, natural: Array, baseline: Array, rng: np.random.Generator,
               discrete: bool) -> Array:
+        if self.distribution is not None:
+            return np.asarray(self.distribution.draw(rng, natural.size), dtype=float)
         return _resample(baseline, self.low_quantile, self.high_quantile, rng, natural.size,
                          discrete)
 
@@ -115,6 +129,9 @@ class ShiftHandler(HandlerBase):
             raise ValueError("give exactly one of 'by' (in the target's unit) or 'iqr'")
         return self
 
+    def needs_baseline(self) -> bool:
+        return self.by is None
+
     def apply(self, natural: Array, baseline: Array, rng: np.random.Generator,
               discrete: bool) -> Array:
         if self.by is not None:
@@ -141,12 +158,24 @@ class ScaleHandler(HandlerBase):
 
 @INTERVENTIONS.register("soft")
 class SoftHandler(HandlerBase):
-    """Soft blend: (1 - softness) x natural + softness x value (value resampled if not given)."""
+    """Soft intervention with weight w = softness, in one of two readings (``mode``).
+
+    ``blend`` (the default): every row gets (1 - w) x natural + w x value. ``mixture``:
+    each row independently is set to value with probability w, else keeps its natural
+    value (a policy that reaches a share w of units). value is resampled from the
+    baseline (10th-90th percentile) when not given.
+    """
 
     kind: Literal["soft"] = "soft"
     softness: Annotated[float, Field(gt=0, le=1)] = 0.45
     value: float | None = None
+    mode: Literal["blend", "mixture"] | None = Field(
+        None, description="blend (default): a weighted average of natural and value; "
+        "mixture: value with probability softness, else the natural value")
     uses_baseline: ClassVar[bool] = True
+
+    def needs_baseline(self) -> bool:
+        return self.value is None
 
     def apply(self, natural: Array, baseline: Array, rng: np.random.Generator,
               discrete: bool) -> Array:
@@ -154,6 +183,8 @@ class SoftHandler(HandlerBase):
             target = _resample(baseline, 0.1, 0.9, rng, natural.size, discrete)
         else:
             target = np.full(natural.shape, self.value)
+        if self.mode == "mixture":  # the natural value is kept as is: no rounding needed
+            return np.where(rng.random(natural.size) < self.softness, target, natural)
         out = (1.0 - self.softness) * natural + self.softness * target
         return np.round(out) if discrete else out
 

@@ -13,12 +13,12 @@ scale depends on the row (heteroskedastic, quantised, censored) live in
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 import numpy as np
 from pydantic import Field, model_validator
 
-from scmspec.compiler.kinds.noise_base import NOISE, NoiseBase, Positive
+from scmspec.compiler.kinds.noise_base import NOISE, NoiseBase, Positive, Scale
 from scmspec.compiler.kinds.noise_shaped import (
     CensoredNoise,
     HeteroskedasticNoise,
@@ -53,10 +53,11 @@ class NormalNoise(NoiseBase):
     """Gaussian with standard deviation sd."""
 
     kind: Literal["normal"] = "normal"
-    sd: Positive
+    sd: Scale
+    scale_field: ClassVar[str | None] = "sd"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
-        return rng.normal(0.0, self.sd, n)
+        return rng.normal(0.0, self.scale_value(), n)
 
 
 @NOISE.register("uniform")
@@ -64,19 +65,21 @@ class UniformNoise(NoiseBase):
     """Uniform on [-scale, scale]."""
 
     kind: Literal["uniform"] = "uniform"
-    scale: Positive
+    scale: Scale
+    scale_field: ClassVar[str | None] = "scale"
 
     @model_validator(mode="after")
     def _width(self) -> UniformNoise:
         # numpy draws from the width 2 * scale, which must be a float (uniform(-1e308,
         # 1e308) raises an OverflowError).
-        if not math.isfinite(2 * self.scale):
+        if not isinstance(self.scale, str) and not math.isfinite(2 * self.scale):
             raise ValueError(f"scale ({self.scale:g}) makes the width 2 * scale overflow a "
                              "float; use a smaller scale")
         return self
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
-        return rng.uniform(-self.scale, self.scale, n)
+        scale = self.scale_value()
+        return rng.uniform(-scale, scale, n)
 
 
 @NOISE.register("laplace")
@@ -84,10 +87,11 @@ class LaplaceNoise(NoiseBase):
     """Laplace (double exponential) with scale b."""
 
     kind: Literal["laplace"] = "laplace"
-    scale: Positive
+    scale: Scale
+    scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
-        return rng.laplace(0.0, self.scale, n)
+        return rng.laplace(0.0, self.scale_value(), n)
 
 
 @NOISE.register("student_t")
@@ -96,10 +100,11 @@ class StudentTNoise(NoiseBase):
 
     kind: Literal["student_t"] = "student_t"
     df: Positive
-    scale: Positive
+    scale: Scale
+    scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
-        return self.scale * rng.standard_t(self.df, n)
+        return self.scale_value() * rng.standard_t(self.df, n)
 
 
 @NOISE.register("lognormal")
@@ -175,10 +180,12 @@ class GumbelNoise(NoiseBase):
     """Gumbel (maximum) with the given scale, centred: G - scale * Euler's gamma."""
 
     kind: Literal["gumbel"] = "gumbel"
-    scale: Positive
+    scale: Scale
+    scale_field: ClassVar[str | None] = "scale"
 
     def draw(self, rng: np.random.Generator, n: int) -> Array | None:
-        return rng.gumbel(-self.scale * EULER_GAMMA, self.scale, n)
+        scale = self.scale_value()
+        return rng.gumbel(-scale * EULER_GAMMA, scale, n)
 
 
 NoiseSpec = Annotated[

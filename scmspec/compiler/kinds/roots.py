@@ -463,12 +463,27 @@ class ZipfRoot(RootBase):
         return (float(values[0]) - self.mean_shift(), float(values[-1]) - self.mean_shift())
 
 
+# The shapes of roots_shaped register into ROOTS too; imported here, once everything they
+# need from this module exists, so that the union below lists every kind (the package's
+# __init__ imports this module first, so this is never a partial import of roots_shaped).
+from scmspec.compiler.kinds.roots_shaped import (  # noqa: E402
+    HalfNormalRoot,
+    LogisticRoot,
+    LogUniformRoot,
+    ParetoRoot,
+    RayleighRoot,
+    StudentTRoot,
+    TriangularRoot,
+    WeibullRoot,
+)
+
 RootSpec = Annotated[
     Union[
         UniformRoot, NormalRoot, TruncatedNormalRoot, LognormalRoot, GammaRoot, BetaRoot,
         ExponentialRoot, GumbelRoot, BernoulliRoot, PoissonRoot, NegativeBinomialRoot,
         ZeroInflatedPoissonRoot, CategoricalRoot, OrdinalRoot, GaussianMixtureRoot,
-        MultinomialRoot, ZipfRoot,
+        MultinomialRoot, ZipfRoot, LogUniformRoot, WeibullRoot, RayleighRoot, LogisticRoot,
+        StudentTRoot, TriangularRoot, ParetoRoot, HalfNormalRoot,
     ],
     Field(discriminator="kind"),
 ]
