@@ -22,7 +22,7 @@ from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.streams import Streams
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
 from scmspec.validators.mechanisms import copied_parent, top_level_clip
-from scmspec.validators.pilot import fisher, tail_pilot, wilson
+from scmspec.validators.pilot import fisher, pilot_columns, tail_pilot, wilson
 from scmspec.validators.thresholds import (
     BOUNDARY_MASS,
     CATEGORY_DOMINANCE,
@@ -255,12 +255,14 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
             ok = False
             yield res
     binding = _clip_binding(ctx)
-    for v, bound, what, share in binding:
+    reported: set[str] = set()
+    for v, bound, what, share in sorted(binding, key=lambda b: -b[3]):
         spec = card.variables[v]
         pinned = spec.range is not None and bound in (float(spec.range[0]), float(spec.range[1]))
         formula = card.family == "formula" and spec.role == "formula"
-        if formula and pinned and share > 0 and spec.boundary is None:
+        if formula and pinned and share > 0 and spec.boundary is None and v not in reported:
             ok = False
+            reported.add(v)
             yield make_result("ranges", "fail", f"{v!r} is a formula output clipped to stay in "
                               f"its declared range: its {what} at {bound:g} binds on "
                               f"{share:.1%} of natural rows (threshold: a formula output is "
@@ -361,15 +363,22 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
         v = names[j]
         value, share = _mode(x[rows[j]])
         lower = float(wilson(share * n, n)[0])
-        if lower <= CATEGORY_DOMINANCE:  # over the threshold, but not beyond its margin
-            margin.append(f"{v} {share:.2%} (lower bound {lower:.2%})")
+        where = f"{n} released rows"
+        if lower <= CATEGORY_DOMINANCE:  # straddles the threshold: decide on the pilot
+            pilot = pilot_columns(ctx, [v])
+            if pilot is not None:
+                m = pilot[v].size
+                share = float(np.count_nonzero(pilot[v] == value)) / m
+                lower, where = float(wilson(share * m, m)[0]), f"a pilot of {m} rows"
+        if lower <= CATEGORY_DOMINANCE:
+            margin.append(f"{v} {share:.2%} on {where} (lower bound {lower:.2%})")
             flags[j] = False
             continue
         levels = ctx.compiled.card.variables[v].levels
         label = (repr(levels[int(value)]) if levels and 0 <= value < len(levels)
                  else f"{value:g}")
         yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
-                          f"{share:.1%} of {n} rows (lower {CONFIDENCE_Z:g}-SE bound "
+                          f"{share:.2%} of {where} (lower {CONFIDENCE_Z:g}-SE bound "
                           f"{lower:.2%} > threshold {CATEGORY_DOMINANCE:.0%}); "
                           "rebalance its mechanism, or justify a rare event in "
                           "justifications.category_dominance", ctx.where("variables", v),
@@ -426,11 +435,18 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
             exempt.append(f"{v} ({np.unique(col).size} values)")
             continue
         lower = float(wilson(mass * n, n)[0])
+        where = f"{n}"
+        if lower <= BOUNDARY_MASS:  # straddles the threshold: decide on the pilot
+            pilot = pilot_columns(ctx, [v])
+            if pilot is not None:
+                m = pilot[v].size
+                mass = float(np.count_nonzero(pilot[v] == b)) / m
+                lower, where = float(wilson(mass * m, m)[0]), f"{m} pilot"
         if lower <= BOUNDARY_MASS:
-            margin.append(f"{v} {mass:.1%} (lower bound {lower:.1%})")
+            margin.append(f"{v} {mass:.1%} of {where} rows (lower bound {lower:.1%})")
             continue
         ok = False
-        yield make_result("boundary_mass", "fail", f"{mass:.1%} of {n} values of {v!r} sit "
+        yield make_result("boundary_mass", "fail", f"{mass:.1%} of {where} values of {v!r} sit "
                           f"exactly at the boundary {b:.6g} (lower {CONFIDENCE_Z:g}-SE bound "
                           f"{lower:.1%} > threshold {BOUNDARY_MASS:.0%}); remove the clip or "
                           "floor that piles values there, or declare the real mechanism in "
@@ -529,21 +545,30 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
     for i, j in near:
         a, b = names[varying[i]], names[varying[j]]
         r = float(corr[i, j])
-        lower, upper = (float(b) for b in fisher(r, n))
+        lower, upper = (float(q) for q in fisher(r, n))
         before = f", before selection {pre[(a, b)]:+.3f}" if (a, b) in pre else ""
+        where = f"the released rows (n = {n})"
+        if lower < limit <= upper:  # straddles the threshold: decide on the pilot
+            pilot = pilot_columns(ctx, [a, b])
+            if pilot is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    r = float(np.corrcoef(pilot[a], pilot[b])[0, 1])
+                m = pilot[a].size
+                lower, upper = (float(q) for q in fisher(r, m))
+                where = f"a pilot of {m} rows"
         if lower < limit:
-            if upper >= limit:  # the decision could go either way: say so
-                margin.append(f"{a}~{b} {r:+.3f} (lower bound {lower:.3f}{before})")
+            if upper >= limit:  # the decision could still go either way: say so
+                margin.append(f"{a}~{b} {r:+.3f} on {where} (lower bound {lower:.3f}{before})")
             continue
         failed += 1
         yield make_result("near_copy", "fail", f"{_copy_label(ctx, a, b)}: corr {r:+.3f} on "
-                          f"the released rows{before} (lower {CONFIDENCE_Z:g}-SE bound "
-                          f"{lower:.3f} >= {limit:.2f}, n = {n}); drop one, give it its own "
+                          f"{where}{before}, |corr| >= {limit:.2f} (its lower "
+                          f"{CONFIDENCE_Z:g}-SE bound is {lower:.3f}); drop one, give it its own "
                           "causes or real noise, or justify the pair in "
                           "justifications.near_copy", ctx.where("variables", b), (a, b), abs(r),
                           limit)
     if not failed:
         note = f"; within the margin: {', '.join(margin)}" if margin else ""
-        yield make_result("near_copy", "pass", f"max |corr| {top:.3f}: no pair's lower "
+        yield make_result("near_copy", "pass", f"max |corr| {top:.3f} < {limit:.2f} or within the margin (no pair's lower "
                           f"{CONFIDENCE_Z:g}-SE bound reaches {limit:.2f} over {varying.size} "
                           f"columns (n = {n}){note}", statistic=top, threshold=limit)

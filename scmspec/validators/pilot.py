@@ -28,6 +28,7 @@ from scmspec.validators.base import GateContext
 from scmspec.validators.thresholds import (
     CONFIDENCE_Z,
     RANGE_SLACK,
+    STAT_PILOT_ROWS,
     TAIL_PILOT_CHUNK,
     TAIL_PILOT_ROWS,
 )
@@ -134,3 +135,29 @@ def tail_pilot(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]],
         return TailPilot(names, done, outside, low, high)
 
     return ctx.cached(f"tail_pilot:{rows}:{chunk}", compute)
+
+
+def pilot_columns(ctx: GateContext, names: list[str] | tuple[str, ...],
+                  rows: int = STAT_PILOT_ROWS) -> dict[str, Array] | None:
+    """``rows`` observational values of ``names`` from the pilot's own streams (cached).
+
+    Used to decide findings whose bound on the released rows straddles a threshold.
+    A card with a selection samples its whole plan (the released population is the
+    selected one); any other card the variables' ancestral set. None without protocol.
+    """
+    if ctx.protocol is None or not names:
+        return None
+    key = tuple(sorted(set(names)))
+
+    def compute() -> dict[str, Array]:
+        plan, seed = ctx.compiled.plan, ctx.protocol.seed  # type: ignore[union-attr]
+        if plan.selection is None:
+            parents = {k: tuple(v) for k, v in ctx.compiled.resolved.parents.items()}
+            plan = _ancestral_plan(plan, set(key), parents)
+        else:
+            plan = replace(plan, targets=())
+        streams = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-stat", 0)
+        s = numpy_sampler.sample(plan, rows, 0, streams)
+        return {v: s.columns[v] for v in key}
+
+    return ctx.cached(f"pilot:{rows}:{','.join(key)}", compute)
