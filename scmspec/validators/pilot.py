@@ -59,7 +59,7 @@ def fisher(r: Array | float, n: int, z: float = CONFIDENCE_Z) -> tuple[Array, Ar
     Example:
         >>> lo, hi = fisher(0.89, 1000)
         >>> round(float(lo), 3), round(float(hi), 3)
-        (0.871, 0.906)
+        (0.868, 0.908)
     """
     a = np.clip(np.abs(np.asarray(r, dtype=float)), 0.0, 1.0 - 1e-15)
     se = z / np.sqrt(max(n - 3, 1))
