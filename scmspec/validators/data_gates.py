@@ -542,6 +542,10 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
     near, _ = _strong_pairs(corr, margin_at)
     pre = _unselected_corr(ctx, [(names[varying[i]], names[varying[j]]) for i, j in near])
     margin, failed = [], 0
+    lows, highs = fisher(np.array([corr[i, j] for i, j in near]), n)
+    straddle = {names[varying[k]] for (i, j), lo, hi in zip(near, lows, highs)
+                if lo < limit <= hi for k in (i, j)}
+    pilot = pilot_columns(ctx, sorted(straddle)) if straddle else None  # one pilot for all
     for i, j in near:
         a, b = names[varying[i]], names[varying[j]]
         r = float(corr[i, j])
@@ -549,7 +553,6 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
         before = f", before selection {pre[(a, b)]:+.3f}" if (a, b) in pre else ""
         where = f"the released rows (n = {n})"
         if lower < limit <= upper:  # straddles the threshold: decide on the pilot
-            pilot = pilot_columns(ctx, [a, b])
             if pilot is not None:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     r = float(np.corrcoef(pilot[a], pilot[b])[0, 1])
