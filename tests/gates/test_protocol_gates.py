@@ -93,7 +93,7 @@ def test_intervention_effect_rejects_a_target_that_does_not_move(tmp_path: Path)
     # do(x = 1) moves the 5% of rows where x is 0: a rare but real effect passes
     assert statuses(gate(tmp_path / "rare", text, "intervention_effect")) == {"pass"}
     null = text.replace("{kind: do, value: 1}", "{kind: shift, by: 0}")
-    res = failure(gate(tmp_path, null, "intervention_effect"))
+    res = failure(gate(tmp_path / "null", null, "intervention_effect"))
     assert res.variables == ("x",) and res.threshold == 0.01 and res.statistic == 0
     assert "intervening on 'x' changes its natural value on 0 of 1000 natural rows" in res.detail
     assert "upper 3-SE bound 0.89% < threshold 1%" in res.detail
