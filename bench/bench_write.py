@@ -9,7 +9,9 @@ Both writers produce byte-identical files (checked before timing). The tables ar
 ``scmspec compile`` writes per replicate: a float data block with a few integer
 columns (obs.csv, obsint.csv) and an int8 mask (obsint_mask.csv). Each figure is the
 median process-CPU time of ``--repeats`` writes, interleaved; the ratio is pandas over
-scmspec (how many times faster the build's writer is).
+scmspec (how many times faster the build's writer is). The Parquet columns time
+``write_parquet`` (``compile --format parquet``) on the same table and give its file size as a
+share of the CSV file's.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scmspec.textio import write_csv
+from scmspec.textio import write_csv, write_parquet
 
 
 def tables(d: int, n: int) -> dict[str, pd.DataFrame]:
@@ -48,8 +50,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=9)
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp())
-    print("| table | d | n | pandas to_csv (ms) | scmspec write_csv (ms) | pandas / scmspec |")
-    print("|---|---|---|---|---|---|")
+    print("| table | d | n | pandas to_csv (ms) | scmspec write_csv (ms) | pandas / scmspec "
+          "| write_parquet (ms) | pandas / parquet | parquet size / csv |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for d in (20, 50, 100):
         for n in (1000, 2000):
             for name, frame in tables(d, n).items():
@@ -57,13 +60,18 @@ def main() -> None:
                 frame.to_csv(a, index=False, lineterminator="\n")
                 write_csv(b, frame)
                 assert a.read_bytes() == b.read_bytes(), (name, d, n)
-                pd_t, us_t = [], []
+                c = out / "t.parquet"
+                pd_t, us_t, pq_t = [], [], []
                 for _ in range(args.repeats):
                     pd_t.append(_time(lambda f=frame, p=a: f.to_csv(p, index=False,
                                                                       lineterminator="\n")))
                     us_t.append(_time(lambda f=frame, p=b: write_csv(p, f)))
+                    pq_t.append(_time(lambda f=frame, p=c: write_parquet(p, f)))
                 p, s = statistics.median(pd_t) * 1e3, statistics.median(us_t) * 1e3
-                print(f"| {name} | {d} | {n} | {p:.1f} | {s:.1f} | {p / s:.2f} |")
+                q = statistics.median(pq_t) * 1e3
+                size = c.stat().st_size / b.stat().st_size
+                print(f"| {name} | {d} | {n} | {p:.1f} | {s:.1f} | {p / s:.2f} | {q:.1f} "
+                      f"| {p / q:.1f} | {size:.2f} |")
 
 
 if __name__ == "__main__":

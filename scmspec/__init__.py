@@ -6,6 +6,7 @@ Public API:
     compile_file(path) -> SCM         both at once
     compile_text(text) -> SCM         from a YAML string
     load_spec(path) -> SCM            rebuild an SCM from a compiled spec.json
+    Environment.open(path) -> Environment   a sealed SCM an agent queries under a budget
 
 The names are loaded on first use (PEP 562): importing any ``scmspec.<module>`` runs this
 file first, and the compiler behind the API (sympy, pint, scipy) takes seconds to import.
@@ -22,6 +23,7 @@ from scmspec.version import __version__
 
 if TYPE_CHECKING:
     from scmspec.api import LoadedCard, compile, compile_file, compile_text, load, load_spec
+    from scmspec.environment import Environment
     from scmspec.errors import CardError, Diagnostic, ScmspecError, Span
     from scmspec.samplers.scm import SCM, InterventionalData
 
@@ -31,11 +33,13 @@ _EXPORTS = {
     "CardError": "scmspec.errors", "Diagnostic": "scmspec.errors",
     "ScmspecError": "scmspec.errors", "Span": "scmspec.errors",
     "SCM": "scmspec.samplers.scm", "InterventionalData": "scmspec.samplers.scm",
+    "Environment": "scmspec.environment",
 }
 
 __all__ = [
-    "SCM", "CardError", "Diagnostic", "InterventionalData", "LoadedCard", "ScmspecError", "Span",
-    "__version__", "compile", "compile_file", "compile_text", "load", "load_spec",
+    "SCM", "CardError", "Diagnostic", "Environment", "InterventionalData", "LoadedCard",
+    "ScmspecError", "Span", "__version__", "compile", "compile_file", "compile_text", "load",
+    "load_spec",
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.pipeline import compile_card, parse_card, parse_card_text
 from scmspec.compiler.spec import Card
+from scmspec.compiler.validate import validate
 from scmspec.errors import Diagnostic, SchemaError, Span
 from scmspec.samplers.scm import SCM
 
@@ -44,11 +46,31 @@ def load(path: str | Path) -> LoadedCard:
     return LoadedCard(materialize(card, smap), smap)
 
 
-def compile(card: LoadedCard | Card) -> SCM:  # noqa: A001 - the natural name
-    """Compile a loaded card (or a Card model) into an executable SCM."""
-    if isinstance(card, Card):
-        from scmspec.synthetic.materialize import materialize
+def compile(card: LoadedCard | Card | Mapping[str, Any],  # noqa: A001 - the natural name
+            name: str = "<card>") -> SCM:
+    """Compile a loaded card, a Card model or a plain dict into an executable SCM.
 
+    A dict is checked by the same card language as a YAML file (a mistake raises
+    :class:`~scmspec.errors.SchemaError` naming the field path, with ``name`` as the file),
+    but nothing is written out and parsed back: a library building SCMs in a loop pays only
+    for validation, resolution and lowering. The SCM samples exactly what the same card
+    written as YAML does.
+
+    Example:
+        >>> scm = compile({"id": "two", "title": "t", "family": "semantic", "domain": "d",
+        ...     "variables": {"a": {"meaning": "m", "distribution": {"kind": "normal"}},
+        ...                   "b": {"meaning": "m", "equation": "2 * a",
+        ...                         "noise": {"kind": "normal", "sd": 0.1}}},
+        ...     "edges": [{"from": "a", "to": "b", "reason": "r"}]})
+        >>> list(scm.sample(3, seed=0).columns)
+        ['a', 'b']
+    """
+    from scmspec.synthetic.materialize import materialize
+
+    if isinstance(card, Mapping):
+        smap = SourceMap(name)
+        card = LoadedCard(materialize(validate(dict(card), smap), smap), smap)
+    elif isinstance(card, Card):
         card = LoadedCard(materialize(card), SourceMap(f"<{card.id}>"))
     return card.compile()
 
@@ -100,5 +122,9 @@ def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str,
             "steps": {s.name: s.text for s in scm.plan.steps},
             "constants": {k: {"value": c.value, "unit": c.unit}
                           for k, c in compiled.card.constants.items()},
+            # only when check_units inserted a factor, so other cards' specs keep their bytes
+            **({"unit_conversions": {k: [c.as_json() for c in v] for k, v in
+                                     compiled.resolved.unit_conversions.items()}}
+               if compiled.resolved.unit_conversions else {}),
         },
     }

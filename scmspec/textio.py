@@ -131,6 +131,51 @@ def _write_with_pandas(path: Path, frame: pd.DataFrame, index: bool) -> None:
     frame.to_csv(path, index=index, lineterminator="\n")
 
 
+TABLE_FORMATS = ("csv", "parquet", "both")
+
+
+def write_table(stem: Path, frame: pd.DataFrame, table_format: str = "csv") -> None:
+    """Write ``stem.csv`` (:func:`write_csv`), ``stem.parquet`` (:func:`write_parquet`) or both.
+
+    Example:
+        >>> import tempfile
+        >>> stem = Path(tempfile.mkdtemp()) / "obs"
+        >>> write_table(stem, pd.DataFrame({"x": [0.5, 1.0]}), "both")
+        >>> sorted(p.name for p in stem.parent.iterdir())
+        ['obs.csv', 'obs.parquet']
+    """
+    if table_format not in TABLE_FORMATS:
+        raise ValueError(f"table format {table_format!r}: use one of {', '.join(TABLE_FORMATS)}")
+    if table_format in ("csv", "both"):
+        write_csv(stem.with_name(stem.name + ".csv"), frame)
+    if table_format in ("parquet", "both"):
+        write_parquet(stem.with_name(stem.name + ".parquet"), frame)
+
+
+def write_parquet(path: Path, frame: pd.DataFrame) -> None:
+    """Write a table as Parquet (zstd, no index), byte-stable for the same pyarrow version.
+
+    Floats keep every bit (no text round trip); text cells are written as they are (a
+    Parquet reader is not a spreadsheet, so they are not neutralised).
+    """
+    import pyarrow as pa  # a core dependency; imported here, as only Parquet builds need it
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path,
+                   compression="zstd")
+
+
+def read_table(stem: Path, **csv_options: Any) -> pd.DataFrame:
+    """Read ``stem.csv``, or ``stem.parquet`` where the build wrote Parquet only.
+
+    ``csv_options`` go to ``pandas.read_csv``; Parquet keeps its own dtypes.
+    """
+    csv = stem.with_name(stem.name + ".csv")
+    if csv.exists() or not stem.with_name(stem.name + ".parquet").exists():
+        return pd.read_csv(csv, **csv_options)
+    return pd.read_parquet(stem.with_name(stem.name + ".parquet"))
+
+
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:

@@ -63,6 +63,7 @@ class Task:
     pooled: tuple[GateResult, ...]
     env: tuple[tuple[str, str], ...] = ()
     effects: EffectOptions | None = None
+    table_format: str = "csv"
 
 
 @dataclass
@@ -85,7 +86,7 @@ def run_task(task: Task, compiled: CompiledCard | None = None) -> CardResult:
     with _environment(task.env):
         try:
             build_one(task.loaded, res, task.out, task.overrides, task.gates, compiled,
-                      task.pooled, task.effects)
+                      task.pooled, task.effects, task.table_format)
         except ForeignFolderError as exc:
             res.status, res.gates, res.files = "failed", [], {}
             res.diagnostics = [Diagnostic(
@@ -175,13 +176,15 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
                   gates: bool = True, select: str | None = None, workers: int = 1,
                   executor: str = "local", scheduler: str | None = None, force: bool = False,
                   prune: bool = False, effects: EffectOptions | None = None,
+                  table_format: str = "csv",
                   on_done: Callable[[CardResult], None] | None = None,
                   on_total: Callable[[int], None] | None = None) -> BuildReport:
     """Compile every card under ``paths`` into ``out``, reusing unchanged outputs.
 
     Outputs are byte-identical whatever ``workers``/``executor`` is and whether cards were
     reused. Raises :class:`OutputError` when ``out`` cannot be written. With ``effects``
-    every dataset also gets its effect truth (``effects/``, docs/effects.md).
+    every dataset also gets its effect truth (``effects/``, docs/effects.md). ``table_format``
+    (csv, parquet or both) is how the replicate tables are written (docs/data-layout.md).
     """
     paths = list(paths)
     check_writable(out)
@@ -193,7 +196,8 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
     pooled = pool_gates(compiled) if gates else {}
     clean_temporaries(out)
     report = BuildReport(results)
-    tasks, keys = _plan(report, loaded, out, overrides, gates, pooled, force, effects)
+    tasks, keys = _plan(report, loaded, out, overrides, gates, pooled, force, effects,
+                        table_format)
     if on_total:
         on_total(len(tasks))
 
@@ -207,13 +211,14 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
             on_done(res)
 
     _execute(tasks, workers, executor, scheduler, compiled, finished)
-    _finish(report, out, overrides, prune, effects)
+    _finish(report, out, overrides, prune, effects, table_format)
     return report
 
 
 def _plan(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
           overrides: ProtocolOverrides, gates: bool, pooled: dict[str, list[GateResult]],
-          force: bool, effects: EffectOptions | None) -> tuple[list[Task], dict[int, str]]:
+          force: bool, effects: EffectOptions | None, table_format: str
+          ) -> tuple[list[Task], dict[int, str]]:
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("SCMSPEC_MAX_")))
     tasks: list[Task] = []
     keys: dict[int, str] = {}
@@ -223,13 +228,15 @@ def _plan(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
                 remove_stale(out, res.id)
             continue
         card, gate_results = loaded[res.path], tuple(pooled.get(res.path, []))
-        keys[i] = incremental.build_key(card, res, overrides, gates, gate_results, effects)
+        keys[i] = incremental.build_key(card, res, overrides, gates, gate_results, effects,
+                                        table_format)
         again = None if force else incremental.reuse(out, res, keys[i])
         if again is not None:
             report.results[i] = again
             report.reused.add(res.path)
             continue
-        tasks.append(Task(i, card, res, out, overrides, gates, gate_results, env, effects))
+        tasks.append(Task(i, card, res, out, overrides, gates, gate_results, env, effects,
+                          table_format))
     return tasks, keys
 
 
@@ -289,10 +296,10 @@ def _result(get: Callable[[], CardResult], task: Task) -> CardResult:
 
 
 def _finish(report: BuildReport, out: Path, overrides: ProtocolOverrides, prune: bool,
-            effects: EffectOptions | None) -> None:
+            effects: EffectOptions | None, table_format: str) -> None:
     ids = [r.id for r in report.results if r.id]
     report.stale = incremental.stale_outputs(out, ids)
-    doc = manifest(report.results, overrides, effects)
+    doc = manifest(report.results, overrides, effects, table_format)
     if prune:
         incremental.prune(out, report.stale)
         report.pruned = True

@@ -49,7 +49,7 @@ class ReusedResult(CardResult):
 
 def build_key(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
               run_gate_checks: bool, pooled: Sequence[GateResult],
-              effects: EffectOptions | None = None) -> str:
+              effects: EffectOptions | None = None, table_format: str = "csv") -> str:
     """sha256 over the card, the effective options and the scmspec version."""
     doc = {
         "version": __version__, "card": res.record or res.path, "card_sha256": res.card_sha256,
@@ -61,6 +61,8 @@ def build_key(loaded: LoadedCard, res: CardResult, overrides: ProtocolOverrides,
     }
     if effects is not None:  # absent without --effects, so earlier keys stay valid
         doc["effects"] = effects.to_json()
+    if table_format != "csv":  # likewise: CSV builds keep their keys
+        doc["table_format"] = table_format
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
 

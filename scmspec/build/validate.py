@@ -17,7 +17,9 @@ from typing import Any
 from scmspec.build.cards import CardResult, ProtocolOverrides, parse_all, record_internal
 from scmspec.build.discover import discover
 from scmspec.build.evaluate import compile_pool, evaluate, pool_gates
-from scmspec.errors import Diagnostic
+from scmspec.compiler.pipeline import compile_card
+from scmspec.compiler.unit_conversion import explain
+from scmspec.errors import CardError, Diagnostic
 from scmspec.validators import GateResult, make_result
 from scmspec.validators.thresholds import SEVERITY
 
@@ -124,3 +126,34 @@ def validate_paths(paths: Iterable[str | Path], overrides: ProtocolOverrides) ->
         except Exception as exc:  # noqa: BLE001 - one card's bug must not stop the others
             record_internal(res, exc)
     return [CardReport(r) for r in results]
+
+
+def explain_units(paths: Iterable[str | Path]) -> list[tuple[CardResult, str]]:
+    """Per card, the unit conversions the compiler inserts (``validate --explain-units``).
+
+    Each card is parsed and compiled (no sampling, no gates); a card that fails keeps its
+    diagnostics on its result and gets no text.
+    """
+    results, loaded = parse_all(discover(paths))
+    out = []
+    for res in results:
+        card = loaded.get(res.path)
+        if card is None:
+            out.append((res, ""))
+            continue
+        try:
+            compiled = compile_card(card.card, card.source)
+        except CardError as exc:
+            res.diagnostics = list(exc.diagnostics)
+            out.append((res, ""))
+            continue
+        variables = compiled.card.variables
+        text = {k: v.equation or "" for k, v in variables.items()}
+        if compiled.card.selection is not None:
+            text["selection"] = compiled.card.selection.condition
+        units = {k: v.unit for k, v in variables.items()}
+        done = compiled.resolved.unit_conversions
+        mode = "units: strict, nothing is converted" if compiled.card.units == "strict" else \
+            "no conversions needed"
+        out.append((res, explain(text, units, done) if done else f"({mode})"))
+    return out

@@ -25,7 +25,7 @@ from scmspec.errors import (
 )
 from scmspec.samplers.scm import SCM
 from scmspec.synthetic import build_hooks as synthetic_hooks
-from scmspec.textio import write_csv, write_json
+from scmspec.textio import write_csv, write_json, write_table
 from scmspec.validators import (
     GateResult,
 )
@@ -34,10 +34,12 @@ from scmspec.version import __version__
 
 def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: ProtocolOverrides,
               run_gate_checks: bool, compiled: CompiledCard | None = None,
-              pooled: Sequence[GateResult] = (), effects: EffectOptions | None = None) -> None:
+              pooled: Sequence[GateResult] = (), effects: EffectOptions | None = None,
+              table_format: str = "csv") -> None:
     """Evaluate one card and write its dataset atomically (or remove a stale one).
 
-    With ``effects``, the folder also gets ``effects/`` (docs/effects.md).
+    With ``effects``, the folder also gets ``effects/`` (docs/effects.md); ``table_format``
+    says whether the replicate tables are CSV, Parquet or both.
     """
     done = evaluate(loaded, res, overrides, run_gate_checks, compiled, pooled)
     if done is None:
@@ -45,7 +47,7 @@ def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: Protoco
         return
     res.stage = "writing"
     with AtomicFolder(out / loaded.id) as tmp:
-        _write_dataset(tmp, done, res, loaded)
+        _write_dataset(tmp, done, res, loaded, table_format)
         if effects is not None:
             res.stage = "computing effect truth"
             write_effects(tmp / "effects", compute_effects(
@@ -53,7 +55,8 @@ def build_one(loaded: LoadedCard, res: CardResult, out: Path, overrides: Protoco
     res.files = {f"{loaded.id}/{k}": v for k, v in file_hashes(out / loaded.id).items()}
 
 
-def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCard) -> None:
+def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCard,
+                   table_format: str) -> None:
     scm, proto, reps = done.scm, done.protocol, done.replicates
     write_json(tmp / "spec.json", spec_document(scm, proto.model_dump()))
     graph = tmp / "graph"
@@ -76,10 +79,10 @@ def _write_dataset(tmp: Path, done: Evaluated, res: CardResult, loaded: LoadedCa
         frames, stressed[str(rep.replicate)] = synthetic_hooks.observe(  # stressors, if any
             scm.compiled.card, proto.seed, rep.replicate, folder,
             {"obs": scm.frame(rep.obs.columns), "obsint": data.data})
-        write_csv(folder / "obs.csv", frames["obs"])
-        write_csv(folder / "obsint.csv", frames["obsint"])
-        write_csv(folder / "obsint_mask.csv", data.mask)
-        write_csv(folder / "obsint_records.csv", data.records)
+        write_table(folder / "obs", frames["obs"], table_format)
+        write_table(folder / "obsint", frames["obsint"], table_format)
+        write_table(folder / "obsint_mask", data.mask, table_format)
+        write_table(folder / "obsint_records", data.records, table_format)
         acceptance[str(rep.replicate)] = {"obs": rep.obs.acceptance,
                                           "obsint": rep.obsint.acceptance}
     write_json(tmp / "gates.json", [res.relocated(g.to_json(loaded.id)) for g in res.gates])
@@ -107,7 +110,8 @@ def handler_kinds(scm: SCM) -> dict[str, str]:
 
 
 def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides,
-             effects: EffectOptions | None = None) -> dict[str, Any]:
+             effects: EffectOptions | None = None, table_format: str = "csv"
+             ) -> dict[str, Any]:
     entries = sorted((r.to_json() for r in results), key=lambda e: (e["id"] or "", e["card"]))
     counts = {s: sum(1 for r in results if r.status == s)
               for s in ("released", "rejected", "failed")}
@@ -116,6 +120,8 @@ def manifest(results: Sequence[CardResult], overrides: ProtocolOverrides,
            "counts": counts, "scms": entries}
     if effects is not None:  # only then: a build without --effects writes what it always did
         doc["effects"] = effects.to_json()
+    if table_format != "csv":  # likewise for Parquet tables
+        doc["table_format"] = table_format
     return doc
 
 

@@ -18,6 +18,7 @@ from scmspec.cli import (
     baseline_cmd,
     compile_cmd,
     effects_cmd,
+    episodes_cmd,
     evaluate_cmd,
     export_cmd,
     leaderboard_cmd,
@@ -29,6 +30,7 @@ from scmspec.cli import (
     schema_cmd,
     score_cmd,
     score_effects_cmd,
+    serve_cmd,
     synth_cmd,
     validate_cmd,
 )
@@ -68,6 +70,8 @@ app.command("score-effects")(score_effects_cmd.score_effects_command)
 app.command("release")(release_cmd.release_command)
 app.command("evaluate")(evaluate_cmd.evaluate_command)
 app.command("leaderboard")(leaderboard_cmd.leaderboard_command)
+app.command("serve")(serve_cmd.serve_command)
+app.command("episodes")(episodes_cmd.episodes_command)
 
 EXIT_INTERNAL = 70
 

@@ -8,8 +8,6 @@ from typing import Annotated, Literal
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.graphs import InteropError
-from scmspec.scoring.baselines import BaselineOptions, run_baselines
 
 Opt = typer.Option
 
@@ -25,6 +23,8 @@ def baseline_command(
     max_rows: Annotated[int | None, Opt(help="use only the first N rows (KCI is O(n^3))")] = None,
 ) -> None:
     """Run PC or GES (causal-learn) on every replicate; write <id>/rep-<r>.csv predictions."""
+    from scmspec.interop.graphs import InteropError
+    from scmspec.scoring.baselines import BaselineOptions, run_baselines
     try:
         runs = run_baselines(data_dir, out, BaselineOptions(method, test, alpha, split, max_rows))
     except InteropError as exc:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from scmspec.build.cards import CardResult
-from scmspec.build.driver import BuildReport, OutputError, compile_cards
-from scmspec.build.progress import card_progress, wanted
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
-from scmspec.effects.write import EffectOptions
+
+if TYPE_CHECKING:  # the build is imported when the command runs, not for --help
+    from scmspec.build.cards import CardResult
+    from scmspec.build.driver import BuildReport
 
 
 def compile_command(
@@ -42,8 +42,14 @@ def compile_command(
         help="also write effect and counterfactual truth (effects/; docs/effects.md)")] = False,
     effect_rows: Annotated[int, typer.Option(
         min=100, max=1_000_000, help="rows of the effect run (with --effects)")] = 20_000,
+    table_format: Annotated[Literal["csv", "parquet", "both"], typer.Option(
+        "--format", help="replicate tables as CSV, Parquet or both (docs/data-layout.md)")]
+    = "csv",
 ) -> None:
     """Compile cards and write one dataset per SCM plus data/manifest.json."""
+    from scmspec.build.driver import OutputError, compile_cards
+    from scmspec.build.progress import card_progress, wanted
+    from scmspec.effects.write import EffectOptions
     overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     try:
         with card_progress(wanted(progress)) as bar:
@@ -51,7 +57,8 @@ def compile_command(
                                    workers=workers, executor=executor, scheduler=scheduler,
                                    force=force, prune=prune, on_done=bar.done,
                                    on_total=bar.total,
-                                   effects=EffectOptions(effect_rows) if effects else None)
+                                   effects=EffectOptions(effect_rows) if effects else None,
+                                   table_format=table_format)
     except OutputError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

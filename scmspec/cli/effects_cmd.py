@@ -8,11 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scmspec.api import load
-from scmspec.build.outputs import AtomicFolder, ForeignFolderError
 from scmspec.cli.common import echo, print_diagnostics
-from scmspec.effects.report import records, summary
-from scmspec.effects.write import EffectOptions, compute_effects, released_obs, write_effects
 from scmspec.errors import CardError
 
 Opt = typer.Option
@@ -28,6 +24,10 @@ def effects_command(
     as_json: Annotated[bool, Opt("--json", help="print every effect as JSON")] = False,
 ) -> None:
     """Average causal effects (card, unit and level contrasts) with standard errors."""
+    from scmspec.api import load
+    from scmspec.build.outputs import AtomicFolder, ForeignFolderError
+    from scmspec.effects.report import records, summary
+    from scmspec.effects.write import EffectOptions, compute_effects, released_obs, write_effects
     try:
         scm = load(card).compile()
         seed = scm.compiled.card.protocol.seed if seed is None else seed

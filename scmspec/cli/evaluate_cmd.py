@@ -9,14 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.evaluation import (
-    EXECUTORS,
-    STATUSES,
-    EvalOptions,
-    evaluate,
-    resolve_method,
-)
-from scmspec.interop.graphs import InteropError
 
 Opt = typer.Option
 
@@ -67,6 +59,8 @@ def evaluate_command(
     = None,
 ) -> None:
     """Run a method on every SCM x split x replicate; record status, time and scores."""
+    from scmspec.evaluation import EXECUTORS, STATUSES, EvalOptions, evaluate, resolve_method
+    from scmspec.interop.graphs import InteropError
     if executor not in EXECUTORS or output not in ("dag", "cpdag", "pag"):
         raise typer.BadParameter("--executor: local | dask; --output: dag | cpdag | pag")
     options = EvalOptions(budget, workers, executor, scheduler,

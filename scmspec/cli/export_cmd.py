@@ -8,20 +8,25 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.export import EXPORT_FORMATS, expand_formats, export
-from scmspec.interop.graphs import InteropError
+
+# interop.export.EXPORT_FORMATS, spelt out so that --help does not import pandas and
+# networkx (tests/cli checks that the two agree).
+FORMAT_NAMES = ("adjacency", "networkx", "gml", "graphml", "dot", "bnlearn", "csv", "parquet",
+                "causal-learn", "gcastle", "dowhy")
 
 
 def export_command(
     data_dir: Annotated[Path, typer.Argument(help="compiled pool (with manifest.json) or one SCM",
                                              exists=True)],
-    to: Annotated[list[str], typer.Option("--to", help=f"{', '.join(EXPORT_FORMATS)} or all "
+    to: Annotated[list[str], typer.Option("--to", help=f"{', '.join(FORMAT_NAMES)} or all "
                                           "(repeat for several)")],
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="output folder [default: DATA_DIR-export beside DATA_DIR]")] = None,
 ) -> None:
     """Export ground-truth graphs (DAG, CPDAG, full DAG, ADMG, MAG, PAG) and data; see
     docs/interop.md."""
+    from scmspec.interop.export import expand_formats, export
+    from scmspec.interop.graphs import InteropError
     try:
         expand_formats(to)
     except InteropError as exc:

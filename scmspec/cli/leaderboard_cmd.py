@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.graphs import InteropError
-from scmspec.leaderboard import build_leaderboard
 
 
 def leaderboard_command(
@@ -18,6 +16,8 @@ def leaderboard_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="site folder")] = Path("leaderboard"),
 ) -> None:
     """Scores per slice, pairwise win rates and figures in an offline HTML site."""
+    from scmspec.interop.graphs import InteropError
+    from scmspec.leaderboard import build_leaderboard
     try:
         board = build_leaderboard(runs, out)
     except InteropError as exc:

@@ -17,7 +17,6 @@ import typer
 from scmspec.authoring.schema_ref import schema_reference
 from scmspec.authoring.templates import domain_note, skeleton
 from scmspec.cli.common import echo
-from scmspec.compiler.spec import ID_PATTERN
 
 
 class CardFamily(str, Enum):
@@ -33,6 +32,8 @@ def _slug(text: str) -> str:
 
 
 def _card_id(name: str) -> str:
+    from scmspec.compiler.spec import ID_PATTERN
+
     if not re.fullmatch(ID_PATTERN, name):
         raise typer.BadParameter("lowercase letters, digits and _ - . only, starting with a "
                                  "letter or digit (it becomes the card's id and file name)")

@@ -8,11 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scmspec.api import load
 from scmspec.cli.common import echo, print_diagnostics
-from scmspec.effects.designs import DesignError, parse_design
-from scmspec.effects.optimize import Goal, optimize
-from scmspec.effects.report import optimum_json, optimum_text
 from scmspec.errors import CardError
 
 Opt = typer.Option
@@ -35,6 +31,10 @@ def optimize_command(
     as_json: Annotated[bool, Opt("--json", help="print JSON")] = False,
 ) -> None:
     """Search several targets' settings for the best expected outcome (docs/effects.md)."""
+    from scmspec.api import load
+    from scmspec.effects.designs import DesignError, parse_design
+    from scmspec.effects.optimize import Goal, optimize
+    from scmspec.effects.report import optimum_json, optimum_text
     try:
         scm = load(card).compile()
         goal = Goal(outcome, maximize, population, parse_design(scm, ",".join(fixed))

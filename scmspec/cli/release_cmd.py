@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.release import ReleaseError, ReleaseOptions, make_release
 
 Opt = typer.Option
 
@@ -30,6 +29,7 @@ def release_command(
     = None,
 ) -> None:
     """Split compiled pools into public and sealed reserved parts; write notes and manifest."""
+    from scmspec.release import ReleaseError, ReleaseOptions, make_release
     if not version.strip() or any(c in version for c in "/\\\n"):
         raise typer.BadParameter("--version must be a non-empty label without slashes")
     options = ReleaseOptions(version, seed, fraction, include_drafts, previous, date)

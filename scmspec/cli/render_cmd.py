@@ -9,8 +9,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo, print_diagnostics
-from scmspec.render.figures import FigureFormatError, figure_format, render_paths
-from scmspec.render.graphviz import GraphvizNotFound
 
 
 class FigureFormat(str, Enum):
@@ -32,6 +30,8 @@ def render_command(
     edge_labels: Annotated[bool, typer.Option(help="label edges with mechanism families")] = False,
 ) -> None:
     """Draw each card's graph: roles, latent and intervenable nodes, selection, units, legend."""
+    from scmspec.render.figures import FigureFormatError, figure_format, render_paths
+    from scmspec.render.graphviz import GraphvizNotFound
     try:
         chosen = figure_format(out, fmt.value if fmt else None, path.is_dir())
     except FigureFormatError as exc:

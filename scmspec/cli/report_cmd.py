@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.render.graphviz import GraphvizNotFound
-from scmspec.render.report import ReportInputError, build_report
 
 
 def report_command(
@@ -18,6 +16,8 @@ def report_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="site folder")] = Path("site"),
 ) -> None:
     """Build an offline HTML catalogue: index table, one page per SCM, figures and plots."""
+    from scmspec.render.graphviz import GraphvizNotFound
+    from scmspec.render.report import ReportInputError, build_report
     try:
         result = build_report(data_dir, out)
     except (GraphvizNotFound, ReportInputError) as exc:

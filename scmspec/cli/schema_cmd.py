@@ -7,13 +7,12 @@ from typing import Annotated
 
 import typer
 
-from scmspec.compiler.validate import export_schema
-
 
 def schema_command(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="write to FILE")] = None,
 ) -> None:
     """Print (or write) the JSON Schema of cards; docs/card.schema.json is its committed copy."""
+    from scmspec.compiler.validate import export_schema
     text = export_schema()
     if out is None:
         typer.echo(text, nl=False)

@@ -9,10 +9,6 @@ from typing import Annotated, Literal
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.graphs import InteropError
-from scmspec.scoring.pool import ScoreOptions, score_file, score_pool
-from scmspec.scoring.report import pool_report, single_report
-from scmspec.scoring.targets import check_options
 
 Opt = typer.Option
 
@@ -39,6 +35,10 @@ def score_command(
     rows: Annotated[Path | None, Opt("--rows", help="write per-prediction rows (CSV)")] = None,
 ) -> None:
     """Precision, recall, F1, SHD, nSHD, skeleton F1, SID, endpoint F1; see docs/scoring.md."""
+    from scmspec.interop.graphs import InteropError
+    from scmspec.scoring.pool import ScoreOptions, score_file, score_pool
+    from scmspec.scoring.report import pool_report, single_report
+    from scmspec.scoring.targets import check_options
     if (pred is None or truth is None) == (pool is None or preds is None):
         raise typer.BadParameter("give PRED --truth DATA_DIR/ID, or --pool DATA_DIR --preds DIR")
     options = ScoreOptions(target, encoding, threshold, seed, missing, convention=convention)

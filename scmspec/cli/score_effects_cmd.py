@@ -9,10 +9,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.interop.graphs import InteropError
-from scmspec.scoring.effects import score_effects_file, score_effects_pool
-from scmspec.scoring.pool import json_records
-from scmspec.scoring.report import effects_pool_report, effects_report
 
 Opt = typer.Option
 
@@ -30,6 +26,10 @@ def score_effects_command(
     rows: Annotated[Path | None, Opt("--rows", help="write per-prediction rows (CSV)")] = None,
 ) -> None:
     """Absolute and relative error, interval coverage and sign accuracy (docs/effects.md)."""
+    from scmspec.interop.graphs import InteropError
+    from scmspec.scoring.effects import score_effects_file, score_effects_pool
+    from scmspec.scoring.pool import json_records
+    from scmspec.scoring.report import effects_pool_report, effects_report
     if (pred is None or truth is None) == (pool is None or preds is None):
         raise typer.BadParameter("give PRED --truth DATA_DIR/ID, or --pool DATA_DIR --preds DIR")
     try:

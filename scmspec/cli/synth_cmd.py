@@ -9,7 +9,6 @@ import typer
 
 from scmspec.cli.common import echo, print_diagnostics
 from scmspec.errors import CardError
-from scmspec.synthetic.grid.writer import write_cards
 
 
 def synth_command(
@@ -22,6 +21,7 @@ def synth_command(
         help="write fully materialised cards (every parameter) instead of factor cards")] = False,
 ) -> None:
     """Write each configuration of a grid card as its own YAML card (frozen, regenerable)."""
+    from scmspec.synthetic.grid.writer import write_cards
     try:
         written, failed = write_cards(grid, out, select, materialize)
     except CardError as exc:

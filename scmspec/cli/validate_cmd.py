@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from scmspec.build.validate import validate_paths
 from scmspec.cli.common import echo, print_diagnostics, protocol_overrides
 
 
@@ -24,6 +23,9 @@ def validate_command(
         help="interventional rows of obs+int (large values stress ranges in the tails)")] = None,
     strict: Annotated[bool, typer.Option(
         "--strict", help="warnings (placeholders, sortability, ...) fail too")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain-units", help="print, per equation, the unit conversion factors the compiler "
+        "inserts (docs/units.md); no sampling, no gates")] = False,
 ) -> None:
     """Check every card: schema, graph, units, then sampled data against the gates.
 
@@ -31,6 +33,10 @@ def validate_command(
     larger splits (``--n-obs 200000 --n-int 100000``) check deeper. ``--strict``
     turns every warning into a failure (exit 1).
     """
+    if explain:
+        _explain(paths)
+        return
+    from scmspec.build.validate import validate_paths
     overrides = protocol_overrides(seed, n_obs, n_int_obs, n_int, replicates)
     reports = validate_paths(paths, overrides)
     if as_json:
@@ -44,4 +50,16 @@ def validate_command(
     warned = sum(g.status == "warn" for r in reports for g in r.gates)
     if strict and warned:
         echo(f"--strict: {warned} warning(s) count as failures")
+        raise typer.Exit(1)
+
+
+def _explain(paths: list[Path]) -> None:
+    from scmspec.build.validate import explain_units
+
+    failed = False
+    for res, text in explain_units(paths):
+        print_diagnostics(res.diagnostics, res.source_lines)
+        failed = failed or bool(res.diagnostics)
+        echo(f"{res.path}" + (f"\n{text}" if text else ": does not compile"))
+    if failed:
         raise typer.Exit(1)

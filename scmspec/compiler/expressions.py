@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from scmspec.compiler.kinds.functions import FUNCTIONS, check_draw
+from scmspec.compiler.kinds.functions import ALIASES, FUNCTIONS, PIECEWISE_ALIAS, check_draw
 from scmspec.compiler.numbers import constant_issue
 from scmspec.limits import Limits, current_limits
 
@@ -27,6 +27,7 @@ _BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod, ast.FloorDiv)
 # Arguments that are conditions: where's first, piecewise's odd ones, indicator's only one.
 _CONDITION_ARGS = {"where": lambda i, n: i == 0, "indicator": lambda i, n: True,
                    "piecewise": lambda i, n: i % 2 == 0 and i < n - 1}
+_FIRST_FUNCTIONS = sorted(FUNCTIONS, key=str.lower)[:8]  # named in the "not allowed" hint
 _COMPARE = {ast.Lt: sp.Lt, ast.LtE: sp.Le, ast.Gt: sp.Gt, ast.GtE: sp.Ge, ast.Eq: sp.Eq,
             ast.NotEq: sp.Ne}
 
@@ -150,7 +151,7 @@ class _Builder:
         if method is None:
             raise self.fail(node, f"{_describe(node)} is not allowed in equations",
                             "use arithmetic, comparisons, parent names, constants and "
-                            f"whitelisted functions ({', '.join(sorted(FUNCTIONS)[:8])}, ...)")
+                            f"whitelisted functions ({', '.join(_FIRST_FUNCTIONS)}, ...)")
         value = method(node, depth + 1)
         problem = constant_issue(value)
         if problem is not None:
@@ -201,7 +202,7 @@ class _Builder:
                             "names starting with '_' are reserved; rename the variable")
         if name == "pi":
             return sp.pi
-        if name in FUNCTIONS:
+        if name in FUNCTIONS or name in ALIASES or name == PIECEWISE_ALIAS:
             raise self.fail(node, f"{name!r} is a function", f"call it: {name}(...)")
         self.names.add(name)
         return sp.Symbol(name, real=True)
@@ -217,9 +218,14 @@ class _Builder:
             return operand
         if isinstance(node.op, ast.Not):
             return sp.Not(_condition(operand))
-        raise self.fail(node, "the operator '~' is not allowed", "use 'not' for conditions")
+        if is_condition(operand):  # sympy prints Not(c) as ~c
+            return sp.Not(operand)
+        raise self.fail(node, "the operator '~' applies only to conditions",
+                        "use 'not' (or ~ as sympy prints it) on a condition: ~(x > 1)")
 
     def _BinOp(self, node: ast.BinOp, depth: int) -> Any:
+        if isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            return self._logic(node, depth)
         if not isinstance(node.op, _BINOPS):
             raise self.fail(node, f"the operator {type(node.op).__name__} is not allowed",
                             "use + - * / ** %")
@@ -247,6 +253,49 @@ class _Builder:
         if isinstance(op, ast.FloorDiv):
             return sp.floor(left / right)
         return self._power(node, left, right)
+
+    def _logic(self, node: ast.BinOp, depth: int) -> Any:
+        """``a & b``, ``a | b`` as sympy prints them: ``and`` / ``or`` of two conditions."""
+        sides = []
+        for side in (node.left, node.right):
+            value = self.build(side, depth)
+            if not is_condition(value):
+                sym = "&" if isinstance(node.op, ast.BitAnd) else "|"
+                raise self.fail(side, f"{sym!r} combines conditions, and {self.text(side)!r} "
+                                "is a number", f"put parentheses around each comparison, as "
+                                f"sympy prints them: (x > 1) {sym} (y < 2); '{sym}' binds "
+                                "tighter than a comparison")
+            sides.append(value)
+        return sp.And(*sides) if isinstance(node.op, ast.BitAnd) else sp.Or(*sides)
+
+    def _piecewise_alias(self, node: ast.Call, depth: int) -> Any:
+        """sympy's ``Piecewise((a, cond), ..., (b, True))``, read as ``piecewise(...)``."""
+        if node.keywords or not node.args:
+            raise self.fail(node, "Piecewise() takes (value, condition) pairs",
+                            "write Piecewise((a, x > 1), (b, True))")
+        pieces = []
+        for i, arg in enumerate(node.args):
+            if not isinstance(arg, ast.Tuple) or len(arg.elts) != 2:
+                raise self.fail(arg, "each argument of Piecewise() is a pair (value, condition)",
+                                "write Piecewise((a, x > 1), (b, True))")
+            value_node, cond_node = arg.elts
+            value = self.build(value_node, depth)
+            if is_condition(value):
+                raise self.fail(value_node, "Piecewise() takes a number here, not a condition",
+                                "each pair is (value, condition)")
+            last = i == len(node.args) - 1
+            if isinstance(cond_node, ast.Constant) and cond_node.value is True:
+                if not last:
+                    raise self.fail(cond_node, "only the last pair of Piecewise() may have the "
+                                    "condition True", "move the (default, True) pair to the end")
+                cond: Any = sp.true
+            else:
+                cond = _condition(self.build(cond_node, depth))
+            pieces.append((value, cond))
+        if pieces[-1][1] is not sp.true:
+            raise self.fail(node, "Piecewise() has no default: rows where no condition holds "
+                            "would get no value", "end with a pair (default, True)")
+        return sp.Piecewise(*pieces)
 
     def _sum_chain(self, node: ast.BinOp, depth: int) -> Any:
         """Build a long ``a + b - c + ...`` without recursing once per term.
@@ -344,13 +393,16 @@ class _Builder:
                             "call a whitelisted function such as exp(x)")
         name = node.func.id
         self.spelled(node.func, name)
+        if name == PIECEWISE_ALIAS:
+            return self._piecewise_alias(node, depth)
+        name = ALIASES.get(name, name)
         if name not in FUNCTIONS:
             import difflib
 
             guess = difflib.get_close_matches(name, list(FUNCTIONS), n=1)
             raise self.fail(node.func, f"unknown function {name!r}",
                             f"did you mean {guess[0]!r}?" if guess else
-                            f"known functions: {', '.join(sorted(FUNCTIONS))}")
+                            f"known functions: {', '.join(sorted(FUNCTIONS, key=str.lower))}")
         entry = FUNCTIONS.lookup(name)
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise self.fail(node, f"{name}() takes positional arguments only",

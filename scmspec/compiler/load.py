@@ -146,6 +146,25 @@ def _too_big(size: str, name: str, limits: Limits) -> LoadError:
                             "split the card, or raise SCMSPEC_MAX_CARD_BYTES")])
 
 
+# libyaml's composer, where PyYAML was built with it, gives the same node tree with the same
+# marks (line, column, style) about ten times faster. Its recursion is in C, unguarded, so it
+# only gets text whose flow nesting is bounded ('[' and '{' counted; block nesting is bounded
+# by the card's size); anything else, and every syntax error (for the pure composer's
+# messages), goes through the pure-Python composer. tests/unit/test_load.py compares the
+# two on every shipped card.
+_C_LOADER: Any = getattr(yaml, "CSafeLoader", None)
+_C_MAX_BRACKETS = 2_000
+
+
+def _compose(text: str) -> Node | None:
+    if _C_LOADER is not None and text.count("[") + text.count("{") <= _C_MAX_BRACKETS:
+        try:
+            return yaml.compose(text, Loader=_C_LOADER)  # type: ignore[no-any-return]
+        except yaml.YAMLError:
+            pass  # the pure composer reports it, with its own wording
+    return yaml.compose(text, Loader=yaml.SafeLoader)  # type: ignore[no-any-return]
+
+
 def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tuple[Any, SourceMap]:
     """Parse card text (bytes or str) that came from ``name``."""
     limits = limits or current_limits()
@@ -154,7 +173,7 @@ def load_text(raw: bytes | str, name: str, limits: Limits | None = None) -> tupl
     text = _decode(raw, name)
     smap = SourceMap(name, lines=text.splitlines())
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = _compose(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         span = Span(name, mark.line + 1, mark.column + 1) if mark else Span(name, 1, 1)
@@ -278,7 +297,7 @@ class _Walker:
             self.bag.add("SCM109", f"YAML tag {node.tag!r} is not allowed in cards",
                          self.span(node), "remove the tag; cards hold plain values only")
             return None
-        if node.style is None and node.start_mark.line == node.end_mark.line:
+        if not node.style and node.start_mark.line == node.end_mark.line:  # libyaml: ""
             # Only a one-line plain scalar maps text offsets to columns; a multi-line
             # plain scalar is folded, so offsets past its first line would be wrong.
             self.smap.plain.add(loc)

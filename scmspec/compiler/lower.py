@@ -21,7 +21,7 @@ from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.numbers import substitute
 from scmspec.compiler.plan import Block, Evaluate, Plan, Step
-from scmspec.compiler.resolve import ResolvedCard
+from scmspec.compiler.resolve import ResolvedCard, allowed_values
 from scmspec.errors import DiagnosticBag, LowerError, Span
 
 _NUMPY_FUNCS = {name: e.numpy for name, e in FUNCTIONS.items() if e.numpy is not None}
@@ -61,7 +61,8 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
         if handler is not None and isinstance(level, str):
             handler = handler.model_copy(update={"value": float(resolved.level_codes[name][level])})
         common = dict(name=name, parents=resolved.parents[name], kind=spec.kind,
-                      handler=handler, observed=spec.observed)
+                      handler=handler, observed=spec.observed,
+                      allowed=allowed_values(card, resolved.level_codes, name))
         if spec.distribution is not None:
             steps.append(Step(root=spec.distribution, block=block_of.get(name),
                               affine=affine.get(name), text=_describe_root(spec.distribution),
@@ -135,6 +136,7 @@ def _compiled(expr: sp.Basic, parents: tuple[str, ...], sites: int, what: str,
         return lambda *arrays: np.zeros(len(arrays[0]) if arrays else 1)
 
 
+@lru_cache(maxsize=8192)  # printing is a third of lowering; pools repeat their mechanisms
 def canonical(expr: sp.Basic) -> str:
     """A stable, readable text of an equation (random-draw site indices hidden)."""
     return sp.sstr(_hide_sites(expr), order="lex")

@@ -39,5 +39,5 @@ def compile_card(card: Card, smap: SourceMap | None = None) -> CompiledCard:
     """Stages 3-5 on a validated card."""
     smap = smap or SourceMap(f"<{card.id}>")
     resolved = resolve(card, smap)
-    check_units(resolved, smap)
+    resolved = check_units(resolved, smap)
     return CompiledCard(card, smap, resolved, lower(resolved, smap))

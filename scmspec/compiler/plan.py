@@ -41,6 +41,7 @@ class Step:
     observed: bool = True
     text: str = ""  # canonical equation or distribution, for humans and goldens
     span: Span | None = None  # where the equation is written (sampling errors point there)
+    allowed: tuple[float, ...] | None = None  # values a coded kind may take (binary 0/1, codes)
 
     @property
     def discrete(self) -> bool:

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 import sympy as sp
 
 from scmspec.compiler.expressions import ExpressionIssue, parse_equation
-from scmspec.compiler.kinds.functions import RESERVED_NAMES
-from scmspec.compiler.kinds.interventions import DoHandler
+from scmspec.compiler.kinds.functions import FUNCTIONS, RESERVED_NAMES
+from scmspec.compiler.kinds.interventions import DoHandler, SoftHandler
 from scmspec.compiler.lets import expanded_size, let_sizes, substitute_lets, within_size
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.spec import Card, VariableSpec
 from scmspec.errors import DiagnosticBag, ResolveError
+
+if TYPE_CHECKING:
+    from scmspec.compiler.unit_conversion import Conversion
 
 DISCRETE_KINDS = frozenset({"binary", "count", "ordinal", "categorical"})
 
@@ -46,6 +50,8 @@ class ResolvedCard:
     selection: sp.Basic | None
     level_codes: dict[str, dict[str, int]] = field(default_factory=dict)
     lets: dict[str, sp.Expr] = field(default_factory=dict)  # let name -> expanded expression
+    # equation (or "selection") -> unit conversion factors check_units inserted into it
+    unit_conversions: dict[str, tuple[Conversion, ...]] = field(default_factory=dict)
 
     @property
     def observed(self) -> tuple[str, ...]:
@@ -74,6 +80,7 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
     levels = _level_names(card)
     lets = _parse_lets(card, smap, bag, levels)
     equations, sites = _parse_equations(card, smap, bag, levels, lets)
+    _check_formula_draws(card, equations, smap, bag)
     bag.raise_if_any(ResolveError)
     graph = _graph(card, equations, smap, bag)
     bag.raise_if_any(ResolveError)
@@ -255,8 +262,15 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
             i = listed[(p, name)]
             what = "is a root (it has a distribution)" if spec.distribution is not None else \
                 f"does not use {p!r} in its {'equation' if spec.equation else 'mechanism'}"
+            if spec.equation is not None and name in equations and \
+                    find_name(spec.equation, p) >= 0:  # written, then cancelled: w - w
+                what = (f"writes {p!r} in its equation in terms that cancel (it simplifies to "
+                        f"'{sp.sstr(equations[name])[:60]}'), so it does not depend on {p!r}")
+            cancelled = what.startswith("writes")
             bag.add("SCM304", f"edge {p} -> {name} is listed, but {name!r} {what} "
                     "(omitted parent)", smap.nearest(("edges", i)),
+                    f"remove the edge and the terms that cancel, or write the dependence on "
+                    f"{p!r} you meant" if cancelled else
                     f"use {p!r} in the equation of {name!r}, or remove the edge")
         graph.add_edges_from((p, name) for p in used)
     if not bag.items and not nx.is_directed_acyclic_graph(graph):
@@ -297,6 +311,76 @@ def _check_kinds(card: Card, smap: SourceMap, bag: DiagnosticBag) -> None:
                     "give one probability per level, in level order")
 
 
+def allowed_values(card: Card, codes: dict[str, dict[str, int]], name: str
+                   ) -> tuple[float, ...] | None:
+    """The values a variable of a coded kind may take (binary 0/1, level codes), else None."""
+    kind = card.variables[name].kind
+    if kind == "binary":
+        return (0.0, 1.0)
+    if kind in ("categorical", "ordinal") and name in codes:
+        return tuple(float(c) for c in codes[name].values())
+    return None
+
+
+def value_problem(card: Card, codes: dict[str, dict[str, int]], name: str, value: float
+                  ) -> tuple[str, str] | None:
+    """(what is wrong, how to fix) when ``value`` is not a value ``name``'s kind allows.
+
+    Example:
+        >>> card = Card.model_validate({"id": "a", "title": "t", "family": "semantic",
+        ...     "domain": "d", "variables": {"m": {"meaning": "m", "kind": "categorical",
+        ...     "levels": ["a", "b"], "distribution": {"kind": "categorical",
+        ...     "probs": [0.5, 0.5]}}}})
+        >>> value_problem(card, {"m": {"a": 0, "b": 1}}, "m", 7.0)[0]
+        "which is not one of its level codes (0, 1; levels: a, b)"
+    """
+    allowed = allowed_values(card, codes, name)
+    if allowed is None or value in allowed:
+        return None
+    kind = card.variables[name].kind
+    if kind == "binary":
+        return "but it is binary (0 or 1)", "set it to 0 or 1, or declare it continuous"
+    levels = ", ".join(codes[name])
+    shown = ", ".join(f"{c:g}" for c in allowed)
+    return (f"which is not one of its level codes ({shown}; levels: {levels})",
+            f"set it to a level by name (value: {next(iter(codes[name]))}) or by its code")
+
+
+_RANDOM = frozenset(name for name, entry in FUNCTIONS.items() if entry.random)
+
+
+def _check_formula_draws(card: Card, equations: dict[str, sp.Expr], smap: SourceMap,
+                         bag: DiagnosticBag) -> None:
+    """A ``role: formula`` node is an exact function of its parents: no random draw in it.
+
+    (The residual gate checks that formula nodes are noise-free on the data; a draw inside
+    the equation would make it a noisy node the gate reads as exact.)
+    """
+    for name, expr in equations.items():
+        spec = card.variables[name]
+        if spec.role != "formula" or spec.equation is None:
+            continue
+        draws = sorted({f.func.__name__ for f in expr.atoms(sp.core.function.AppliedUndef)
+                        if f.func.__name__ in _RANDOM})
+        if not draws:
+            continue
+        loc = ("variables", name, "equation")
+        found = [m for d in draws if (m := _call_site(spec.equation, d)) is not None]
+        where = min(found) if found else None
+        bag.add("SCM318", f"{name!r} is a formula node (an exact function of its parents) but "
+                f"its equation draws at random ({', '.join(d + '()' for d in draws)})",
+                smap.at(loc, *where) if where else smap.nearest(loc),
+                "move the randomness to a parent (a root or measurement variable) or to the "
+                "variable's `noise:`, and declare the role process or measurement", ".".join(loc))
+
+
+def _call_site(text: str, function: str) -> tuple[int, int] | None:
+    import re
+
+    m = re.search(rf"(?<![A-Za-z0-9_]){re.escape(function)}\s*\(", text)
+    return (m.start(), len(function)) if m else None
+
+
 def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
              bag: DiagnosticBag) -> tuple[str, ...]:
     intervenable = [v for v, s in card.variables.items() if s.intervention is not None]
@@ -320,6 +404,13 @@ def _targets(card: Card, codes: dict[str, dict[str, int]], smap: SourceMap,
                         "it does not have",
                         smap.nearest(("variables", name, "intervention", "handler", "value")),
                         f"levels: {', '.join(codes.get(name, {})) or 'none (numeric variable)'}")
+        elif isinstance(handler, (DoHandler, SoftHandler)) and handler.value is not None:
+            problem = value_problem(card, codes, name, float(handler.value))
+            if problem is not None:
+                bag.add("SCM311", f"the {handler.kind} handler sets {name!r} to "
+                        f"{handler.value:g}, {problem[0]}",
+                        smap.nearest(("variables", name, "intervention", "handler", "value")),
+                        problem[1])
     if card.interventions.per_row > max(1, len(pool)):
         bag.add("SCM309", f"per_row is {card.interventions.per_row} but the pool has "
                 f"{len(pool)} targets", smap.nearest(("interventions", "per_row")),

@@ -217,6 +217,11 @@ class Card(SpecModel):
     description: str = ""
     references: list[str] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
+    units: Literal["convert", "strict"] | None = Field(
+        None, description="how equations treat units of one dimension on different scales "
+        "(hPa and Pa, mm and m): convert (the default when unset) inserts the exact factors at "
+        "compile time; strict refuses them (SCM405), so conversions go through constants with "
+        "units (docs/units.md)")
     constants: dict[Name, ConstantSpec] = Field(default_factory=dict)
     let: dict[Name, LetSpec] = Field(default_factory=dict, description="named sub-expressions "
                                      "that equations may use (docs/card-language.md)")

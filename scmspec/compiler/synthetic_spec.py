@@ -28,7 +28,7 @@ class GraphFactor(SpecModel):
     """The graph: family, size, density and in-degree cap."""
 
     family: Tag = Field(description="graph family, e.g. erdos_renyi (docs/synthetic.md)")
-    d: Annotated[int, Field(ge=3, le=1000)] = Field(description="number of variables")
+    d: Annotated[int, Field(ge=3, le=10_000)] = Field(description="number of variables")
     density: Annotated[float, Field(gt=0, le=1)] | None = Field(
         None, description="the family's density parameter; default: drawn from its range")
     in_degree_cap: Annotated[int, Field(ge=1)] | None = Field(None, description="null: no cap")

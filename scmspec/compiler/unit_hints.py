@@ -16,7 +16,7 @@ from sympy.core.function import AppliedUndef
 
 from scmspec.compiler.kinds.functions import FUNCTIONS
 from scmspec.compiler.spec import ConstantSpec
-from scmspec.compiler.unit_registry import Dim
+from scmspec.compiler.unit_registry import AMBIGUOUS, Dim, parse_unit, registry
 
 _RANDOM = frozenset(name for name, entry in FUNCTIONS.items() if entry.random)
 VERBS = {"add": "adds {a} to {b}", "compare": "compares {a} with {b}", "mix": "mixes {a} and {b}"}
@@ -38,7 +38,7 @@ def shown(expr: sp.Basic, result: Dim) -> str:
 _LOG_FLOAT_MAX = 700.0
 
 
-def _huge(d: Dim, to: Dim) -> str | None:
+def huge(d: Dim, to: Dim) -> str | None:
     """'10^394' when the two scales differ by more than a float holds, else None."""
     gap = d.scale - to.scale
     return f"10^{abs(gap) / math.log(10):.0f}" if abs(gap) > _LOG_FLOAT_MAX else None
@@ -46,9 +46,9 @@ def _huge(d: Dim, to: Dim) -> str | None:
 
 def factor(d: Dim, to: Dim) -> str:
     """'by a factor of 100 (1 Pa = 0.01 hPa)'; 'by a factor of about 10^394' past floats."""
-    huge = _huge(d, to)
-    if huge is not None:
-        return f"by a factor of about {huge}, beyond the range of a float"
+    beyond = huge(d, to)
+    if beyond is not None:
+        return f"by a factor of about {beyond}, beyond the range of a float"
     f = d.factor_to(to)
     return (f"by a factor of {max(f, 1 / f):.6g} "
             f"(1 {d.unit_text()} = {f:.6g} {to.unit_text()})")
@@ -62,7 +62,7 @@ def _ident(unit_text: str) -> str:
 
 def conversion_hint(d: Dim, to: Dim) -> str:
     """A constant that turns raw numbers in ``d``'s unit into ``to``'s (its value >= 1)."""
-    if _huge(d, to) is not None:
+    if huge(d, to) is not None:
         return (f"{d.unit_text()} and {to.unit_text()} differ by more than a float can hold: "
                 "declare the quantities in units of comparable scale")
     f, a, b = d.factor_to(to), d.unit_text(), to.unit_text()
@@ -97,14 +97,63 @@ def absolute_hint(node: sp.Basic, ref: Dim) -> str:
             f"(`T0: {{value: {ref.zero_k:.6g}, unit: K}}`)")
 
 
-def unitless_note(constants: Mapping[str, ConstantSpec], nodes: Iterable[sp.Basic]) -> str:
-    """Names the constants in ``nodes`` given no unit (the usual culprit), or ''."""
-    names = sorted({s.name for n in nodes for s in n.free_symbols
-                    if s.name in constants and "unit" not in constants[s.name].model_fields_set})
-    if not names:
+def suggest_unit(d: Dim) -> str:
+    """``d``'s unit text with same-dimension names that divide out cancelled (kJ*K/J -> K).
+
+    The cancelled pair is a pure scale, which the compiler converts (or, under ``units:
+    strict``, a constant with units carries); the suggestion names the unit meant.
+    """
+    names = dict(d.names)
+    dims = {n: parse_unit(n) for n in names}
+    for a in list(names):
+        for b in list(names):
+            da, db = dims[a], dims[b]
+            if a == b or names.get(a, 0) <= 0 or names.get(b, 0) >= 0 or isinstance(da, str) \
+                    or isinstance(db, str) or not isinstance(da, Dim) or not isinstance(db, Dim):
+                continue
+            if da.dims and da.same_dims(db) and not da.offset and not db.offset:
+                k = min(names[a], -names[b])
+                names[a] -= k
+                names[b] += k
+    return Dim(d.dims, tuple((n, e) for n, e in names.items() if e != 0)).unit_text()
+
+
+def unit_fix(constants: Mapping[str, ConstantSpec], term: sp.Basic, have: Dim, want: Dim) -> str:
+    """'; give the constant 'k' the unit 1/kg' when that unit makes ``term`` (in ``have``)
+    have ``want``'s dimension, for a constant given no unit; '' when no such constant.
+
+    Only a constant that multiplies the whole term can fix it; a genuinely dimensionless
+    constant elsewhere (a coefficient inside exp(), an exponent) is never named.
+    """
+    if have.unknown or want.unknown or have.offset or want.offset:
         return ""
-    listed = ", ".join(repr(n) for n in names)
-    return f"; the constant {listed} has no unit (it is dimensionless): give it one"
+    powers = term.as_powers_dict() if term.is_Mul or term.is_Pow or term.is_Symbol else {}
+    for base, k in powers.items():
+        if not (base.is_Symbol and base.name in constants and k.is_Rational and k != 0
+                and "unit" not in constants[base.name].model_fields_set):
+            continue
+        from fractions import Fraction
+
+        needed = (want * have ** Fraction(-1)) ** Fraction(int(k.q), int(k.p))
+        if needed.dimensionless:
+            return ""
+        return (f"; the constant {base.name!r} has no unit: give it the unit "
+                f"{suggest_unit(needed)} ({needed.dims_text()})")
+    return ""
+
+
+def reading_note(dims: Iterable[Dim]) -> str:
+    """How pint reads the names it may read otherwise than meant ('cup' is a volume)."""
+    ureg = registry()
+    notes = []
+    for name in sorted({n for d in dims for n, _ in d.names}):
+        try:
+            canonical = str(ureg.get_name(name))
+        except Exception:  # noqa: BLE001 - a name pint cannot name back: nothing to explain
+            continue
+        if canonical in AMBIGUOUS and AMBIGUOUS[canonical] not in notes:
+            notes.append(f"'{name}' is read by pint as {AMBIGUOUS[canonical]}")
+    return "; " + "; ".join(notes) if notes else ""
 
 
 def literal_note(*nodes: sp.Basic) -> str:

@@ -53,6 +53,29 @@ ASTRONOMICAL = (
     "jupiter_radius = 7.1492e7 * meter = R_jup",
     "jansky = 1e-26 * watt / meter ** 2 / hertz = Jy",
 )
+# Names pint reads in a way an author may not mean, keyed by pint's canonical name; each
+# diagnostic that involves one says how pint read it (docs/units.md). Written by their name,
+# not pint's symbol, in messages ('cup', not 'cp').
+AMBIGUOUS = {
+    "cup": "cup, a volume (US cup, 236.6 mL), not a count of cups: count things with a "
+           "counting noun (item, dose, ...)",
+    "coulomb": "coulomb (electric charge), not degrees Celsius (degC)",
+    "farad": "farad (capacitance), not degrees Fahrenheit (degF)",
+    "year": "year (annum, 365.25 days), not the area unit are",
+    "ton": "the US short ton (907.2 kg), not the metric tonne (t)",
+    "ounce": "the avoirdupois ounce, a mass (28.35 g), not the fluid ounce (floz)",
+    "pint": "the US liquid pint (473.2 mL), a volume",
+    "gallon": "the US gallon (3.785 L), not the imperial gallon (imperial_gallon)",
+    "calorie": "the thermochemical calorie (4.184 J), not the food Calorie (kcal)",
+    "gauss": "gauss (magnetic flux density in CGS)",
+    "poise": "poise (dynamic viscosity)",
+    "molar": "molar, a concentration (mol/L)",
+    "mil": "mil, an angle (2 pi / 64000 rad), not a thousandth of an inch (thou)",
+    "gray": "gray, an absorbed dose (J/kg)",
+    "light_year": "light_year, a length, not a time",
+    "knot": "knot, a speed (1852 m/h)",
+    "horsepower": "mechanical horsepower (745.7 W)",
+}
 MAX_UNIT_CHARS = 100
 MAX_EXPONENT = 12
 # Names, digits, * / ** ^ ( ) spaces, '.', '%' and '-' (for s**-1): nothing else reaches pint.
@@ -107,6 +130,14 @@ def _scaled(a: Vec, k: Fraction) -> Vec:
     return _vec({n: e * k for n, e in a})
 
 
+def _float_power(x: float, k: Fraction) -> float:
+    """x ** k for a unit's factor; inf/0 past float range (the logarithms stay exact)."""
+    try:
+        return float(x ** float(k))
+    except OverflowError:
+        return math.inf
+
+
 def _power(e: Fraction) -> str:
     if e == 1:
         return ""
@@ -133,6 +164,8 @@ class Dim:
     scale's zero in kelvin. ``absolute`` marks a bare absolute temperature (K, degR) and
     ``converts_zero`` a sum ``T_K - T0`` that subtracts such a zero point. ``zero`` is the
     literal 0 (it matches any unit); ``unknown`` is a value whose error is already reported.
+    ``factor`` is the factor itself, kept as a float product of pint's factors so that the
+    conversions the compiler inserts are exact (``exp(log(100))`` is not 100).
     """
 
     dims: Vec = ()
@@ -144,19 +177,22 @@ class Dim:
     converts_zero: float | None = None
     zero: bool = False
     unknown: bool = False
+    factor: float = 1.0
 
     def __mul__(self, other: Dim) -> Dim:
         if self.unknown or other.unknown:
             return UNKNOWN
         if not other.names and not other.scale:  # a plain number
-            return Dim(self.dims, self.names, self.scale)
+            return Dim(self.dims, self.names, self.scale, factor=self.factor)
         return Dim(_combine(self.dims, other.dims), _combine(self.names, other.names),
-                   self.scale + other.scale)
+                   self.scale + other.scale, factor=self.factor * other.factor)
 
     def __pow__(self, k: Fraction) -> Dim:
         if self.unknown:
             return UNKNOWN
-        return Dim(_scaled(self.dims, k), _scaled(self.names, k), self.scale * float(k))
+        factor = self.factor if k == 1 else _float_power(self.factor, k)
+        return Dim(_scaled(self.dims, k), _scaled(self.names, k), self.scale * float(k),
+                   factor=factor)
 
     def same_dims(self, other: Dim) -> bool:
         return dict(self.dims) == dict(other.dims)
@@ -164,6 +200,14 @@ class Dim:
     def factor_to(self, other: Dim) -> float:
         """How many ``other`` units one of these units is (1 when raw numbers agree)."""
         return math.exp(self.scale - other.scale)
+
+    def exact_factor_to(self, other: Dim) -> float:
+        """:meth:`factor_to` from the float factors (exact for prefixes: hPa -> Pa is 100.0).
+
+        Falls back to the logarithms when a factor over- or underflowed a float.
+        """
+        ratio = self.factor / other.factor if other.factor else math.inf
+        return ratio if math.isfinite(ratio) and ratio > 0 else self.factor_to(other)
 
     def same_scale(self, other: Dim) -> bool:
         return abs(self.scale - other.scale) <= 1e-9
@@ -180,6 +224,8 @@ class Dim:
         return replace(self, absolute=False, converts_zero=None, zero=False)
 
     def dims_text(self) -> str:
+        if not self.dims and self.names:  # h/d, percent, rad: a unit, though no dimension
+            return f"{self.unit_text()} (a ratio: no net dimension)"
         return format_vec(self.dims, _DIM_ORDER)
 
     def unit_text(self) -> str:
@@ -201,6 +247,8 @@ class UnitIssue:
 
 
 def _symbol(ureg: Ureg, name: str) -> str:
+    if name in AMBIGUOUS and name in ("cup", "mil", "pint", "ounce", "gauss", "poise"):
+        return name  # messages say 'cup', not pint's 'cp'
     sym = ureg.get_symbol(name)
     if sym == "%":
         return "percent"
@@ -275,7 +323,7 @@ def _to_dim(ureg: Ureg, text: str, unit: pint.Unit) -> Dim | UnitIssue:
     dims = _vec({d: _exact(e) for d, e in ureg.get_dimensionality(unit).items()})
     names = _vec({_symbol(ureg, n): e for n, e in parts.items()})
     factor, _ = ureg.get_base_units(unit)
-    dim = Dim(dims, names, math.log(float(factor)))
+    dim = Dim(dims, names, math.log(float(factor)), factor=float(factor))
     if kind != 0.0:  # an offset unit such as degC: absolute temperatures on a shifted scale
         return replace(dim, offset=format_vec(names), zero_k=kind)
     if dict(dims) == {"[temperature]": 1} and not any(n.startswith("delta_") for n, _ in names):

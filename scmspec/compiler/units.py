@@ -1,11 +1,14 @@
-"""Stage 4, check_units: ResolvedCard -> None, or one UnitError (SCM401-SCM406).
+"""Stage 4, check_units: ResolvedCard -> ResolvedCard, or one UnitError (SCM401-SCM406).
 
-Takes a resolved card; hands it on unchanged. Invariants it establishes: every unit string
-parses; in every equation, added, compared and branched terms share a dimension *and* a scale;
-function arguments are dimensionless where the function requires it; each equation evaluates
-to its variable's declared unit with scale factor 1 (equations run on raw numbers, so unit
-conversions must go through constants that carry units); offset units (degC, degF) are only
-used where their meaning is unambiguous. Rules and examples: docs/units.md.
+Takes a resolved card; hands on the same card with the unit conversions its equations need
+inserted (``unit_conversion``) and recorded in ``unit_conversions``. Invariants it
+establishes: every unit string parses; in every equation, added, compared and branched terms
+share a dimension; function arguments are dimensionless where the function requires it; each
+equation evaluates to its variable's declared dimension; offset units (degC, degF) are only
+used where their meaning is unambiguous; and, once the inserted factors are applied, every
+equation gives its result in its variable's declared unit. Under ``units: strict`` nothing
+is inserted and a scale difference is an error (SCM405): conversions then go through
+constants that carry units. Rules and examples: docs/units.md.
 
 Codes: SCM401 unit string, SCM402 mismatched dimensions, SCM403 dimensionless argument or
 exponent required, SCM404 result dimension, SCM405 scale factor, SCM406 offset units.
@@ -24,12 +27,17 @@ from scmspec.compiler import unit_registry as registry
 from scmspec.compiler.load import SourceMap
 from scmspec.compiler.resolve import ResolvedCard, find_name
 from scmspec.compiler.spec import Card
+from scmspec.compiler.unit_conversion import Conversion, convert_equation
 from scmspec.compiler.unit_registry import DIMENSIONLESS, UNKNOWN, ZERO, Dim, UnitIssue
 from scmspec.errors import DiagnosticBag, InternalError, UnitError
 
 
-def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
+def check_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
     """Check the units of every unit string, equation and the selection condition.
+
+    Returns the card with the scale factors its equations need inserted (none under
+    ``units: strict``, and none where every operand is already on one scale: then the very
+    same card comes back).
 
     Example:
         >>> from scmspec.compiler.pipeline import parse_card_text
@@ -49,17 +57,22 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
         SCM404 a.yaml:7:41
     """
     card = resolved.card
+    convert = card.units != "strict"
+    needs: set[str] = set()  # equations (and "selection") a factor goes into
     bag = DiagnosticBag()
     env = _declared_units(card, smap, bag)
-    broken = _check_lets(resolved, env, smap, bag)
+    broken = _check_lets(resolved, env, smap, bag, convert)
     for name in resolved.order:
         spec = card.variables[name]
         if spec.equation is not None and any(find_name(spec.equation, b) >= 0 for b in broken):
             continue  # the let it names is already reported, at the let
         if name in resolved.equations and spec.equation is not None:
-            walker = _Walker(env, card, spec.equation, ("variables", name, "equation"), smap, bag)
+            walker = _Walker(env, card, spec.equation, ("variables", name, "equation"), smap, bag,
+                             convert)
             expr = resolved.equations[name]
             walker.check_result(name, spec.unit, env[name], expr, walker.value(expr))
+            if walker.needs:
+                needs.add(name)
         if spec.noise.mode == "multiplicative" and spec.noise.kind != "none" and env[name].offset:
             bag.add("SCM406", f"{name!r} is in {spec.unit}, an offset unit, so multiplicative "
                     "noise f * (1 + eps) depends on where the scale's zero is",
@@ -67,13 +80,63 @@ def check_units(resolved: ResolvedCard, smap: SourceMap) -> None:
                     f"use additive noise, or declare {name!r} in K")
     if resolved.selection is not None and card.selection is not None:
         walker = _Walker(env, card, card.selection.condition, ("selection", "condition"), smap,
-                         bag)
+                         bag, convert)
         walker.value(resolved.selection)
+        if walker.needs:
+            needs.add("selection")
+    bag.raise_if_any(UnitError)
+    return _converted(resolved, env, smap, needs) if needs else resolved
+
+
+def _converted(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap, needs: set[str]
+               ) -> ResolvedCard:
+    """The card with the conversion factors inserted into the equations in ``needs`` (and the
+    selection, if named there)."""
+    equations = dict(resolved.equations)
+    done: dict[str, tuple[Conversion, ...]] = {}
+    for name, expr in resolved.equations.items():
+        if name in needs:
+            equations[name], done[name] = convert_equation(expr, env, env.get(name, UNKNOWN))
+    selection = resolved.selection
+    if selection is not None and "selection" in needs:
+        selection, done["selection"] = convert_equation(selection, env, None)
+    done = {k: v for k, v in done.items() if v}
+    _refuse_hand_conversions(resolved, done, smap)
+    if not done:
+        return resolved
+    return replace(resolved, equations=equations, selection=selection, unit_conversions=done)
+
+
+def _refuse_hand_conversions(resolved: ResolvedCard, done: dict[str, tuple[Conversion, ...]],
+                             smap: SourceMap) -> None:
+    """SCM405 where a literal already is the factor the compiler would insert (``p / 100``
+    with p in Pa, declared hPa): converting again would be off by that factor squared."""
+    bag = DiagnosticBag()
+    for name, conversions in done.items():
+        loc = ("selection", "condition") if name == "selection" else \
+            ("variables", name, "equation")
+        text = resolved.card.selection.condition if name == "selection" and \
+            resolved.card.selection is not None else resolved.card.variables[name].equation
+        for c in conversions:
+            if c.literal is None:
+                continue
+            divides = abs(c.literal) < 1
+            number = f"{1 / c.literal if divides else c.literal:g}"
+            at = (text or "").find(number)
+            span = smap.at(loc, at, len(number)) if at >= 0 else smap.nearest(loc)
+            verb = "divides" if divides else "multiplies"
+            bag.add("SCM405", f"'{c.term}' {verb} by {number}, the factor between "
+                    f"{c.from_unit} and {c.to_unit}: the compiler converts units itself, so "
+                    "this conversion would be applied twice", span,
+                    f"drop the {number} and write the quantities in their declared units (the "
+                    "factor is inserted exactly; docs/units.md); if it is a coefficient of the "
+                    "model, not a conversion, name it under constants:; or set `units: strict` "
+                    "and convert through a constant with units", ".".join(loc))
     bag.raise_if_any(UnitError)
 
 
 def _check_lets(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap,
-                bag: DiagnosticBag) -> set[str]:
+                bag: DiagnosticBag, convert: bool) -> set[str]:
     """Check each let on its own, reported at the let; the names of those that fail."""
     broken: set[str] = set()
     for name, expr in resolved.lets.items():
@@ -82,7 +145,8 @@ def _check_lets(resolved: ResolvedCard, env: dict[str, Dim], smap: SourceMap,
         if any(find_name(text, b) >= 0 for b in broken):
             broken.add(name)  # built on a broken let: reported there once
             continue
-        _Walker(env, resolved.card, text, ("let", name, "equation"), smap, bag).value(expr)
+        _Walker(env, resolved.card, text, ("let", name, "equation"), smap, bag,
+                convert).value(expr)
         if len(bag.items) > before:
             broken.add(name)
     return broken
@@ -111,21 +175,51 @@ class _Walker:
     """
 
     def __init__(self, env: dict[str, Dim], card: Card, text: str, loc: tuple[str, ...],
-                 smap: SourceMap, bag: DiagnosticBag) -> None:
+                 smap: SourceMap, bag: DiagnosticBag, convert: bool = False) -> None:
         self.env, self.constants, self.text = env, card.constants, text
         self.loc, self.smap, self.bag = loc, smap, bag
+        self.convert = convert  # a scale difference is converted (not SCM405) when it fits
+        self.needs = False  # a factor will be inserted (set by converts())
         self.seen: set[tuple[str, str]] = set()
+
+    def involved(self) -> list[Dim]:
+        """The units of every name the text mentions, and its target's (for reading notes)."""
+        out = [d for n, d in self.env.items() if find_name(self.text, n) >= 0]
+        if self.loc[0] == "variables" and self.loc[1] in self.env:
+            out.append(self.env[self.loc[1]])
+        return out
+
+    def culprit(self, expr: sp.Basic) -> sp.Basic | None:
+        """The first operand (in the text) whose unit is not coherent SI (hPa, km, kJ): where
+        a result's scale difference comes from, for the caret; None when there is none."""
+        named = [(find_name(self.text, s.name), s) for s in expr.free_symbols
+                 if s.name in self.env and abs(self.env[s.name].scale) > 1e-9]
+        named = [(at, s) for at, s in named if at >= 0]
+        return min(named, key=lambda p: p[0])[1] if named else None
+
+    def fix(self, term: sp.Basic, have: Dim, want: Dim) -> str:
+        return hints.unit_fix(self.constants, term, have, want)
+
+    def converts(self, d: Dim, to: Dim) -> bool:
+        """True when the compiler inserts the factor from ``d`` to ``to`` (not strict, finite).
+
+        Called only where the two scales differ, so it also marks the expression as one that
+        needs the conversion pass (the others are handed on untouched, at no cost).
+        """
+        ok = self.convert and hints.huge(d, to) is None
+        self.needs = self.needs or ok
+        return ok
 
     def report(self, code: str, node: sp.Basic | None, message: str, hint: str) -> Dim:
         if (code, message) not in self.seen:
             self.seen.add((code, message))
+            if code in ("SCM402", "SCM403", "SCM404", "SCM405"):
+                hint += hints.reading_note(self.involved())
             where = hints.locate(self.text, node) if node is not None else None
             span = (self.smap.at(self.loc, *where) if where else self.smap.nearest(self.loc))
             self.bag.add(code, message, span, hint, ".".join(self.loc))
         return UNKNOWN
 
-    def unitless_note(self, *nodes: sp.Basic) -> str:
-        return hints.unitless_note(self.constants, nodes)
 
     def value(self, node: sp.Basic) -> Dim:
         if node.is_Symbol:
@@ -184,9 +278,9 @@ class _Walker:
                                    f"'{hints.show(e)}' is in {d.unit_text()}, "
                                    f"'{hints.show(ref_e)}' in {ref.unit_text()}",
                                    "terms that are added, compared or branched must share a "
-                                   "dimension" + self.unitless_note(pair)
+                                   "dimension" + (self.fix(e, d, ref) or self.fix(ref_e, ref, d))
                                    + hints.literal_note(e, ref_e))
-            if not d.same_scale(ref):
+            if not d.same_scale(ref) and not self.converts(d, ref):
                 what = hints.VERBS[verb].format(a=d.unit_text(), b=ref.unit_text())
                 return self.report("SCM405", pair, f"'{hints.show(pair)}' {what}: same dimension, "
                                    f"but raw numbers differ {hints.factor(d, ref)}",
@@ -230,7 +324,7 @@ class _Walker:
                 return self.report("SCM406", node, f"'{hints.show(node)}' mixes temperatures in "
                                    f"{ref.offset} and {d.offset}", hints.offset_hint(sym, d))
         net = sum(c for c, _, _ in terms)
-        delta = Dim(ref.dims, ((f"delta_{ref.offset}", Fraction(1)),), ref.scale)
+        delta = Dim(ref.dims, ((f"delta_{ref.offset}", Fraction(1)),), ref.scale, factor=ref.factor)
         verdicts = [self.difference(node, term, d, ref, first) for term, d in others]
         if any(v is not None and v.unknown for v in verdicts):
             return UNKNOWN
@@ -254,14 +348,14 @@ class _Walker:
         """
         if d.unknown or d.zero:
             return UNKNOWN if d.unknown else None
-        delta = Dim(ref.dims, ((f"delta_{ref.offset}", Fraction(1)),), ref.scale)
+        delta = Dim(ref.dims, ((f"delta_{ref.offset}", Fraction(1)),), ref.scale, factor=ref.factor)
         if not d.same_dims(delta):
             return self.report("SCM402", node, f"'{hints.show(node)}' adds {d.dims_text()} "
                                f"('{hints.show(term)}') to a temperature in {ref.offset} "
                                f"('{first}')", "only temperature differences can be added to a "
-                               "temperature" + self.unitless_note(term)
+                               "temperature" + self.fix(term, d, delta)
                                + hints.literal_note(term, first))
-        if not d.same_scale(delta):
+        if not d.same_scale(delta) and not self.converts(d, delta):
             return self.report("SCM405", node, f"'{hints.show(node)}' adds {d.unit_text()} to a "
                                f"temperature in {ref.offset}: raw numbers differ "
                                f"{hints.factor(d, delta)}", hints.conversion_hint(d, delta))
@@ -312,7 +406,7 @@ class _Walker:
             k = Fraction(float(exponent)).limit_denominator(1000) if not exponent.is_Rational \
                 else Fraction(int(exponent.p), int(exponent.q))
             return b ** k
-        if b.dimensionless and b.same_scale(DIMENSIONLESS):
+        if b.dimensionless and (b.same_scale(DIMENSIONLESS) or self.converts(b, DIMENSIONLESS)):
             return DIMENSIONLESS
         return self.report("SCM403", node, f"'{hints.show(node)}' raises '{hints.show(base)}' "
                            f"({b.unit_text()}) to a power that is not a number",
@@ -330,10 +424,10 @@ class _Walker:
             lead = (f"{fname}() of a dimensional quantity" if fname else
                     f"'{hints.show(power)}' has a dimensional exponent")
             self.report("SCM403", arg, f"{lead}: '{a}' is {d.dims_text()}", "make it "
-                        f"dimensionless: divide by a reference constant in {d.unit_text()}"
-                        + self.unitless_note(arg))
+                        f"dimensionless: divide by a reference constant in "
+                        f"{hints.suggest_unit(d)}" + self.fix(arg, d, DIMENSIONLESS))
             return False
-        if not d.same_scale(DIMENSIONLESS):
+        if not d.same_scale(DIMENSIONLESS) and not self.converts(d, DIMENSIONLESS):
             a = hints.show(arg)
             lead = (f"{fname}() of '{a}'" if fname else
                     f"'{hints.show(power)}' has the exponent '{a}'")
@@ -382,13 +476,15 @@ class _Walker:
             missing = declared * result ** Fraction(-1)
             self.report("SCM404", None, f"{name!r} evaluates to {result.dims_text()} but is "
                         f"declared in {unit} ({declared.dims_text()}); {hints.shown(expr, result)}",
-                        f"the equation lacks a factor of {missing.unit_text()} "
+                        f"the equation lacks a factor of {hints.suggest_unit(missing)} "
                         f"({missing.dims_text()}): multiply by a constant with that unit, or "
-                        f"declare {name!r} in {result.unit_text()}" + self.unitless_note(expr))
-        elif not result.same_scale(declared):
-            self.report("SCM405", None, f"{name!r} evaluates to {result.unit_text()} but is "
-                        f"declared in {unit}: equations run on raw numbers, so its values would "
-                        f"be off {hints.factor(result, declared)}; {hints.shown(expr, result)}",
+                        f"declare {name!r} in {hints.suggest_unit(result)}"
+                        + self.fix(expr, result, declared))
+        elif not result.same_scale(declared) and not self.converts(result, declared):
+            self.report("SCM405", self.culprit(expr), f"{name!r} evaluates to "
+                        f"{result.unit_text()} but is declared in {unit}: equations run on raw "
+                        f"numbers, so its values would be off {hints.factor(result, declared)}; "
+                        f"{hints.shown(expr, result)}",
                         hints.conversion_hint(result, declared) + " (unit conversions go through "
                         "constants with units)")
 
@@ -401,6 +497,11 @@ class _Walker:
             return
         if result.offset == declared.offset:
             return
+        lone = expr.is_Symbol and (result.offset or result.absolute) and \
+            (declared.offset or declared.absolute)
+        if lone and self.convert:
+            self.needs = True
+            return  # a lone temperature converts affinely (unit_conversion.affine)
         zero = result.converts_zero
         if declared.offset and not result.offset and zero is not None and \
                 math.isclose(zero, declared.zero_k, rel_tol=1e-6):

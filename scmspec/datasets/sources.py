@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from scmspec.datasets.dataset import Dataset, DatasetError, split_name
+from scmspec.textio import read_table
 
 
 class Source(Protocol):
@@ -68,11 +69,11 @@ class CompiledPool:
         if not 0 <= replicate < reps:
             raise DatasetError(f"{scm_id} has replicates 0-{reps - 1}, not {replicate}")
         rep = folder / f"rep-{replicate}"
-        data = pd.read_csv(rep / f"{split}.csv")
+        data = read_table(rep / split)
         if split == "obsint":
-            mask = pd.read_csv(rep / "obsint_mask.csv")
-            records = pd.read_csv(rep / "obsint_records.csv", keep_default_na=False,
-                                  dtype={"targets": str})
+            mask = read_table(rep / "obsint_mask")
+            records = read_table(rep / "obsint_records", keep_default_na=False,
+                                 dtype={"targets": str})
             targets = tuple(tuple(t.split(";")) if t else () for t in records["targets"])
         else:
             mask = pd.DataFrame(0, index=data.index, columns=data.columns)

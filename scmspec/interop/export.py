@@ -21,6 +21,7 @@ from scmspec.interop.formats import SUFFIX, supports, to_causallearn, write_grap
 from scmspec.interop.graphs import InteropError
 from scmspec.interop.toolkits import graph_of, node_attributes, to_networkx
 from scmspec.interop.truth import GroundTruth, load_truth, scm_folders
+from scmspec.textio import read_table
 
 GRAPH_EXPORTS = ("adjacency", "networkx", "gml", "graphml", "dot", "bnlearn")
 DATA_EXPORTS = ("csv", "parquet")
@@ -149,15 +150,15 @@ class Replicate:
 
 def read_replicate(rep: Path) -> Replicate:
     """Load ``rep-<r>/``; regime 0 is observational, 1.. are the sorted distinct target sets."""
-    obsint = pd.read_csv(rep / "obsint.csv")
-    records = pd.read_csv(rep / "obsint_records.csv", keep_default_na=False, dtype={"targets": str})
+    obsint = read_table(rep / "obsint")
+    records = read_table(rep / "obsint_records", keep_default_na=False, dtype={"targets": str})
     targets = records["targets"].astype(str).tolist()
     labels = [""] + sorted({t for t in targets if t})
     code = {t: k for k, t in enumerate(labels)}
     regime = np.array([code[t] for t in targets], dtype=np.int64)
     regimes = [{"regime": k, "targets": t.split(";") if t else [],
                 "rows": int((regime == k).sum())} for k, t in enumerate(labels)]
-    return Replicate(pd.read_csv(rep / "obs.csv"), obsint, pd.read_csv(rep / "obsint_mask.csv"),
+    return Replicate(read_table(rep / "obs"), obsint, read_table(rep / "obsint_mask"),
                      regime, regimes)
 
 

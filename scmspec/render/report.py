@@ -23,14 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from scmspec.api import load_spec
 from scmspec.errors import CardError, ScmspecError
 from scmspec.render.assets import CSS, JS
 from scmspec.render.graphviz import GraphvizNotFound, dot_available, to_dot, write_figure
 from scmspec.render.pages import IndexRow, ScmPage, index_page, scm_page
 from scmspec.render.plots import correlation_image, histogram_images, regimes
+from scmspec.textio import read_table
 
 
 class ReportInputError(ScmspecError):
@@ -125,9 +124,9 @@ def _scm_page(folder: Path, entry: dict[str, Any], site: Path) -> Path:
     write_figure(to_dot(scm.compiled), out / "graph.svg", "svg")
     meta: dict[str, Any] = _read_json(folder / "metadata.json", {})
     rep = folder / "rep-0"
-    obs = pd.read_csv(rep / "obs.csv")
-    obsint = pd.read_csv(rep / "obsint.csv")
-    records = pd.read_csv(rep / "obsint_records.csv", keep_default_na=False)
+    obs = read_table(rep / "obs")
+    obsint = read_table(rep / "obsint")
+    records = read_table(rep / "obsint_records", keep_default_na=False)
     shown, dropped = regimes(obs, obsint, records, meta.get("handlers", {}))
     discrete = {v for v, s in scm.compiled.card.variables.items() if s.kind != "continuous"}
     hists = histogram_images(shown, list(obs.columns), discrete, out)

@@ -87,6 +87,8 @@ def run_pass(plan: Plan, n: int, streams: Streams, assigned: Mapping[str, Array]
         rng = streams.generator(step.name)
         _natural(step, cols, n, rng, uniforms, x)
         handler = forced.get(step.name) or (step.handler if step.name in assigned else None)
+        if step.allowed is not None and step.root is None and step.constant is None:
+            check_values(step, x, "its equation")
         if handler is not None:
             rows = assigned.get(step.name) if step.name not in forced else None
             if handler.uses_baseline:
@@ -101,6 +103,9 @@ def run_pass(plan: Plan, n: int, streams: Streams, assigned: Mapping[str, Array]
                 x[:] = handler.apply(x, base, rng, step.discrete)
             elif rows.any():
                 x[rows] = handler.apply(x[rows], base, rng, step.discrete)
+            if step.allowed is not None:
+                check_values(step, x if rows is None else x[rows],
+                             f"its {handler.kind} intervention")
         cols[step.name] = x
     return cols
 
@@ -177,6 +182,29 @@ def evaluate_step(step: Step, parents: list[Array], draws: list[Array]) -> Array
             f"on {share:.1%} of rows ({exc.rows} of {exc.n})", step.span,
             f"{exc.function}() needs {exc.need} on every row; keep its parameters valid for "
             "every value the parents take", f"variables.{step.name}.equation")]) from None
+
+
+def check_values(step: Step, x: Array, source: str) -> None:
+    """Refuse values a coded kind cannot take (a binary 0.64, level code 7 of two) as SCM604.
+
+    NaN passes (the finite gate reports it); one vectorised test per coded variable.
+    """
+    allowed = np.asarray(step.allowed, dtype=float)
+    bad = ~(np.isin(x, allowed) | np.isnan(x))
+    if not bad.any():
+        return
+    rows = int(np.count_nonzero(bad))
+    example = float(x[bad][0])
+    what = ("binary (0 or 1)" if step.kind == "binary" else
+            f"{step.kind} with level codes {', '.join(f'{a:g}' for a in step.allowed or ())}")
+    hint = ("wrap the equation so it yields 0/1 (indicator(...), bernoulli(p), where(c, 1, 0)) "
+            "or declare the variable continuous" if step.kind == "binary" else
+            "make the equation (or handler) yield one of the level codes, e.g. with "
+            "categorical(w0, w1, ...) or where(...)")
+    raise SamplingError([Diagnostic(
+        "SCM604", f"{step.name!r} is {what}, but {source} gives {example:g} on "
+        f"{rows / max(x.size, 1):.1%} of rows ({rows} of {x.size})", step.span, hint,
+        f"variables.{step.name}.equation")])
 
 
 def _normal_into(rng: np.random.Generator, out: Array, loc: float, scale: float) -> None:

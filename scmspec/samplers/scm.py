@@ -20,6 +20,7 @@ from scmspec.compiler.kinds.interventions import HandlerBase, HandlerSpec
 from scmspec.compiler.pipeline import CompiledCard
 from scmspec.compiler.plan import Plan
 from scmspec.compiler.plan import do as plan_do
+from scmspec.compiler.resolve import value_problem
 from scmspec.samplers import numpy_sampler
 from scmspec.samplers.streams import Streams
 
@@ -100,6 +101,11 @@ class SCM:
                                  f"{', '.join(codes.get(k, {})) or 'none, it is numeric'})")
         numeric = {k: float(codes[k][v]) if isinstance(v, str) else float(v)
                    for k, v in values.items()}
+        card = self.compiled.card
+        for k, x in numeric.items():
+            problem = value_problem(card, codes, k, x) if k in card.variables else None
+            if problem is not None:
+                raise ValueError(f"do(): {k!r} set to {x:g}, {problem[0]}: {problem[1]}")
         return replace(self, plan=plan_do(self.plan, numeric))
 
     def intervene(self, handlers: Mapping[str, HandlerBase | Mapping[str, Any]]) -> SCM:

@@ -38,6 +38,8 @@ MISSING_INPUT = {
     "release": ["release", "{missing}", "--version", "1", "--out", "{tmp}/pkg"],
     "evaluate": ["evaluate", "{missing}", "--out", "{tmp}/run", "--method", "pc"],
     "leaderboard": ["leaderboard", "{missing}", "--out", "{tmp}/board"],
+    "serve": ["serve", "{missing}", "--port", "0", "--logs", "{tmp}/logs"],
+    "episodes": ["episodes", "{missing}", "--out", "{tmp}/site"],
 }
 NO_INPUT_FILE = {"schema": ["schema"], "new": ["new", "x", "--family", "semantic", "--domain",
                                                 "d", "--out", "{tmp}/new"]}

@@ -46,7 +46,7 @@ STAGES = {  # stage: (module, function, the card id of a call)
     "compiling": (evaluate_module, "compile_card", lambda card, *a, **k: card.id),
     "sampling": (evaluate_module, "_sample_replicate", lambda scm, *a, **k: scm.compiled.card.id),
     "running the gates": (evaluate_module, "run_gates", lambda ctx, *a, **k: ctx.compiled.card.id),
-    "writing": (write_module, "_write_dataset", lambda tmp, done, res, loaded: loaded.id),
+    "writing": (write_module, "_write_dataset", lambda tmp, done, res, loaded, *a: loaded.id),
 }
 
 

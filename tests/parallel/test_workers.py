@@ -1,4 +1,9 @@
-"""``--workers N`` and ``--executor dask`` give byte-identical outputs to a serial run."""
+"""``--workers N`` and ``--executor dask`` give byte-identical outputs to a serial run.
+
+dask[distributed] is in the test extra, so the Dask test runs (it is never skipped): a
+``LocalCluster`` with two workers, as processes and as threads, stands in for a real
+scheduler (docs/scaling.md shows how to connect to one).
+"""
 
 from __future__ import annotations
 
@@ -32,7 +37,8 @@ def test_two_local_workers_equal_one(serial: tuple[Path, dict[str, str]],
 @pytest.mark.parametrize("processes", [False, True])
 def test_dask_local_cluster_equals_serial(serial: tuple[Path, dict[str, str]], tmp_path: Path,
                                           processes: bool) -> None:
-    distributed = pytest.importorskip("dask.distributed")
+    from dask import distributed
+
     cards, expected = serial
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
                                   dashboard_address=None) as cluster:

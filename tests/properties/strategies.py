@@ -146,6 +146,11 @@ def dag_cards(draw: st.DrawFn, min_nodes: int = 2, max_nodes: int = 7) -> dict[s
             handler = draw(st.sampled_from(HANDLERS))
             if spec.get("kind") == "categorical" and handler["kind"] == "do":
                 handler = {"kind": "do", "value": "mid"}
+            elif spec.get("kind") in ("binary", "ordinal") and handler["kind"] == "do":
+                handler = {"kind": "do", "value": 1}  # a value the kind allows (SCM311)
+            if spec.get("kind") in ("binary", "ordinal", "categorical") and \
+                    handler["kind"] == "shift":
+                handler = {"kind": "resample"}  # a shift leaves the codes (SCM604)
             spec["intervention"] = {"meaning": f"set node {j}", "handler": dict(handler)}
         variables[names[j]] = spec
     order = draw(st.permutations(list(variables)))

@@ -185,3 +185,16 @@ def test_compile_writes_factor_tags_for_slicing(tmp_path: Path) -> None:
     assert set(meta["synthetic"]["nodes"]) == set(meta["variables"])
     assert 0 <= meta["audit"]["varsortability"] <= 1 and 0 <= meta["audit"]["r2_sortability"] <= 1
     assert (tmp_path / "out" / "m-chain-10-1" / "graph" / "cpdag.csv").is_file()
+
+
+@pytest.mark.parametrize(("d", "ok"), [(10_000, True), (10_001, False), (2, False)])
+def test_graph_size_runs_from_3_to_10000(d: int, ok: bool) -> None:
+    import pydantic
+
+    from scmspec.compiler.synthetic_spec import GraphFactor
+
+    if ok:
+        assert GraphFactor(family="erdos_renyi", d=d).d == d
+        return
+    with pytest.raises(pydantic.ValidationError):
+        GraphFactor(family="erdos_renyi", d=d)

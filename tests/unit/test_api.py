@@ -170,3 +170,24 @@ def test_card_errors_pickle() -> None:
         scmspec.compile_text("id: x\n", "bad.yaml")
     again = pickle.loads(pickle.dumps(err.value))
     assert type(again) is type(err.value) and again.diagnostics == err.value.diagnostics
+
+
+def test_a_dict_card_compiles_without_yaml_and_samples_the_same() -> None:
+    import yaml
+
+    data = yaml.safe_load(CARD)
+    from_dict = scmspec.compile(data)
+    from_text = scmspec.compile_text(CARD)
+    assert from_dict.sample(200, seed=3).equals(from_text.sample(200, seed=3))
+    assert str(from_dict.plan) == str(from_text.plan)
+
+
+def test_a_wrong_dict_card_names_the_field() -> None:
+    import yaml
+
+    data = yaml.safe_load(CARD)
+    data["variables"]["heat"]["noise"] = {"kind": "normal", "sd": -1}
+    with pytest.raises(SchemaError) as info:
+        scmspec.compile(data, name="<built in code>")
+    text = str(info.value)
+    assert "heat" in text and "sd" in text

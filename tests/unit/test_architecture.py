@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scmspec.api",),
     ("scmspec.build",),
     ("scmspec.render", "scmspec.scoring", "scmspec.authoring", "scmspec.datasets",
-     "scmspec.release", "scmspec.evaluation", "scmspec.leaderboard"),
+     "scmspec.release", "scmspec.evaluation", "scmspec.leaderboard", "scmspec.environment"),
     ("scmspec.cli",),
     ("scmspec", "scmspec.__main__"),
 )

@@ -226,3 +226,40 @@ def test_load_does_not_retain_nodes_between_calls() -> None:
 
 def test_sourcemap_nearest_on_empty_map_is_file_start() -> None:
     assert SourceMap("z.yaml").nearest(("a", "b")) == Span("z.yaml", 1, 1)
+
+
+def _every_card_text() -> list[Path]:
+    root = Path(__file__).resolve().parents[2]
+    return sorted([*root.glob("cards/**/*.yaml"), *root.glob("tests/golden/**/*.yaml")])
+
+
+def test_libyaml_and_pure_composers_give_the_same_values_and_spans(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C composer (when PyYAML has it) is a fast path: same values, same marks."""
+    import yaml
+
+    from scmspec.compiler import load as load_module
+
+    if getattr(yaml, "CSafeLoader", None) is None:
+        pytest.skip("PyYAML was built without libyaml: only the pure composer exists")
+    seen = 0
+    for path in _every_card_text():
+        raw = path.read_bytes()
+        results = []
+        for loader in (yaml.CSafeLoader, None):
+            monkeypatch.setattr(load_module, "_C_LOADER", loader)
+            try:
+                value, smap = load_text(raw, path.name)
+            except LoadError as exc:
+                results.append(("error", [str(d) for d in exc.diagnostics]))
+                continue
+            results.append((value, smap.spans, smap.keys, smap.plain, smap.quoted))
+        assert results[0] == results[1], path
+        seen += 1
+    assert seen > 100
+
+
+def test_deep_flow_nesting_goes_to_the_guarded_composer() -> None:
+    with pytest.raises(LoadError) as info:
+        load_text("id: " + "[" * 5000 + "]" * 5000 + "\n", "deep.yaml")
+    assert info.value.diagnostics[0].code in ("SCM104", "SCM106", "SCM103")

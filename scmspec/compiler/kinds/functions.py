@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from scipy import special, stats
+from scipy import special
 
 from scmspec.registry import Registry
 
@@ -47,6 +47,14 @@ class FunctionEntry:
 
 
 FUNCTIONS: Registry[FunctionEntry] = Registry("function")
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use: it costs about a second of start-up, and only
+    the count and truncated kinds need it."""
+    from scipy import stats
+
+    return stats
 
 
 def _add(name: str, min_args: int, max_args: int | None, build: Callable[..., Any], units: str,
@@ -126,6 +134,15 @@ _add("where", 3, 3, _where, "where", "where(condition, a, b): a where condition 
 _add("piecewise", 3, None, _piecewise, "piecewise",
      "piecewise(c1, v1, c2, v2, ..., default): first value whose condition holds")
 _add("indicator", 1, 1, _indicator, "sign", "1 where the condition holds, else 0")
+_add("erf", 1, 1, _custom("erf"), "dimensionless", "error function", special.erf)
+_add("erfc", 1, 1, _custom("erfc"), "dimensionless", "complementary error function 1 - erf(x)",
+     special.erfc)
+_add("Phi", 1, 1, _custom("Phi"), "dimensionless",
+     "standard normal CDF (also written \u03a6)", special.ndtr)
+_add("logit", 1, 1, _custom("logit"), "dimensionless", "log(p / (1 - p)), for 0 < p < 1",
+     special.logit)
+_add("expit", 1, 1, _custom("expit"), "dimensionless", "logistic 1/(1+exp(-x)) (= sigmoid)",
+     special.expit)
 _add("step", 1, 1, lambda x: _indicator(sp.Ge(x, 0)), "sign", "1 where x >= 0, else 0")
 
 
@@ -245,12 +262,12 @@ def _bernoulli_u(p: Array, u: Array) -> Array:
 def _poisson_u(rate: Array, u: Array) -> Array:
     _refuse("poisson", (rate,), u)
     rate = np.broadcast_to(rate, np.shape(u))
-    return np.asarray(stats.poisson.ppf(u, rate), dtype=float)
+    return np.asarray(_scipy_stats().poisson.ppf(u, rate), dtype=float)
 
 
 def _binomial_u(n: Array, p: Array, u: Array) -> Array:
     _refuse("binomial", (n, p), u)
-    return np.asarray(stats.binom.ppf(u, np.round(n), p), dtype=float)
+    return np.asarray(_scipy_stats().binom.ppf(u, np.round(n), p), dtype=float)
 
 
 def _normal_u(mean: Array, sd: Array, u: Array) -> Array:
@@ -289,4 +306,9 @@ _DRAWS: list[tuple[str, int, int | None, Callable[..., Array], str, str]] = [
 for _name, _lo, _hi, _impl, _units, _doc in _DRAWS:
     _add(_name, _lo, _hi, _custom(_name), _units, _doc, _impl, random=True)
 
-RESERVED_NAMES = frozenset(FUNCTIONS) | {"pi"}
+# Names sympy prints (so a formula pasted from sympy reads as written), each the alias of a
+# whitelisted function; ``Piecewise((a, cond), (b, True))`` is read by the parser itself.
+ALIASES = {"Min": "min", "Max": "max", "Abs": "abs", "ceiling": "ceil", "\u03a6": "Phi"}
+PIECEWISE_ALIAS = "Piecewise"
+
+RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(ALIASES) | {"pi", PIECEWISE_ALIAS}

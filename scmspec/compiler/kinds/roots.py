@@ -8,11 +8,11 @@ are coupled through a Gaussian-copula block, and ``support`` for range checks.
 from __future__ import annotations
 
 import math
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 import numpy as np
 from pydantic import Field, model_validator
-from scipy import special, stats
+from scipy import special
 
 from scmspec.compiler.specmodel import SpecModel
 from scmspec.limits import current_limits
@@ -39,6 +39,14 @@ class RootBase(SpecModel):
 
 
 ROOTS: Registry[type[RootBase]] = Registry("root distribution")
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use: it costs about a second of start-up, and only
+    the count and truncated kinds need it."""
+    from scipy import stats
+
+    return stats
 
 
 def _check_interval(low: float, high: float) -> None:
@@ -114,7 +122,7 @@ class TruncatedNormalRoot(RootBase):
 
     def ppf(self, u: Array) -> Array:
         a, b = (self.low - self.mean) / self.sd, (self.high - self.mean) / self.sd
-        x = stats.truncnorm.ppf(u, a, b, loc=self.mean, scale=self.sd)
+        x = _scipy_stats().truncnorm.ppf(u, a, b, loc=self.mean, scale=self.sd)
         return np.clip(x, self.low, self.high)
 
     def support(self) -> tuple[float, float]:
@@ -247,7 +255,7 @@ class PoissonRoot(RootBase):
         return rng.poisson(self.rate, n).astype(float)
 
     def ppf(self, u: Array) -> Array:
-        return stats.poisson.ppf(u, self.rate)
+        return _scipy_stats().poisson.ppf(u, self.rate)
 
     def support(self) -> tuple[float, float]:
         return (0.0, np.inf)
@@ -282,7 +290,7 @@ class NegativeBinomialRoot(RootBase):
         return rng.negative_binomial(self.dispersion, self._p(), n).astype(float)
 
     def ppf(self, u: Array) -> Array:
-        return stats.nbinom.ppf(u, self.dispersion, self._p())
+        return _scipy_stats().nbinom.ppf(u, self.dispersion, self._p())
 
     def support(self) -> tuple[float, float]:
         return (0.0, np.inf)
@@ -313,7 +321,7 @@ class ZeroInflatedPoissonRoot(RootBase):
         # P(X <= k) = z + (1 - z) F(k): below z the structural zero, above it the
         # Poisson quantile of the rescaled level.
         on = (np.asarray(u, dtype=float) - self.zero_prob) / (1.0 - self.zero_prob)
-        return np.where(on <= 0, 0.0, stats.poisson.ppf(np.clip(on, 0.0, 1.0), self.rate))
+        return np.where(on <= 0, 0.0, _scipy_stats().poisson.ppf(np.clip(on, 0.0, 1.0), self.rate))
 
     def support(self) -> tuple[float, float]:
         return (0.0, np.inf)

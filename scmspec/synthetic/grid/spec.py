@@ -64,7 +64,7 @@ class GridSpec(SpecModel):
     seed: Annotated[int, Field(ge=0, lt=2**63)] = 0
     # cross
     graphs: list[Tag] | None = None
-    d: list[Annotated[int, Field(ge=3, le=1000)]] | None = None
+    d: list[Annotated[int, Field(ge=3, le=10_000)]] | None = None
     per_cell: Annotated[int, Field(ge=1)] = 20
     difficulty: DifficultySchedule = Field(default_factory=DifficultySchedule)
     root_dependency: DependencySchedule = Field(default_factory=DependencySchedule)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import optimize
 
 from scmspec.compiler.kinds import noise as nz
 from scmspec.compiler.kinds.mechanism_base import sigmoid, softplus
@@ -107,6 +106,8 @@ def _rff_shifted(noise: NoiseBase, parents: Mapping[str, Array]) -> NoiseBase:
     scale = noise.scale(parents)  # type: ignore[attr-defined]
     latent = np.log(np.expm1(np.maximum(scale, 1e-12)))  # g itself: softplus^-1 of the scale
     target = float(np.mean(scale**2)) + V
+    from scipy import optimize  # on first use: a second of start-up every command paid
+
     c = optimize.brentq(lambda c: float(np.mean(softplus(latent + c) ** 2)) - target, 0.0, 50.0)
     unit = d["output_scale"] * np.sqrt(2.0 / (f + 1))
     grow = np.sqrt((f + 1) / f)  # keeps the existing features' sum unchanged
