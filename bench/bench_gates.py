@@ -4,6 +4,7 @@ Run from the repository root (about 15 seconds)::
 
     python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
     python bench/bench_gates.py --d 100 --repeats 31
+    python bench/bench_gates.py --ranges      # every continuous variable ranged: tail pilot
 
 The card is generated, not read from disk: an Erdos-Renyi DAG over ``d`` variables
 (expected degree 3, index order topological), normal roots, and non-root mechanisms
@@ -58,7 +59,7 @@ from scmspec.validators import (  # noqa: E402
     structure_gates,
 )
 from scmspec.validators.base import justify  # noqa: E402
-from scmspec.validators.thresholds import SEVERITY  # noqa: E402
+from scmspec.validators.thresholds import SEVERITY, TAIL_PILOT_ROWS  # noqa: E402
 
 MECHANISMS = ("linear", "tanh", "exp", "product", "threshold", "formula", "event")
 
@@ -68,11 +69,13 @@ def _term(rng: np.random.Generator, parents: list[str]) -> str:
     return " + ".join(f"({w}) * {p}" for w, p in zip(weights, parents))
 
 
-def _variable(rng: np.random.Generator, j: int, parents: list[str]) -> str:
+def _variable(rng: np.random.Generator, j: int, parents: list[str], ranged: bool = False) -> str:
     name = f"x{j:02d}"
     target = "intervention: {meaning: set it}, " if j % 6 == 0 else ""
+    wide = "range: [-1e9, 1e9], " if ranged else ""
     if not parents:
-        return f"  {name}: {{meaning: root {j}, {target}distribution: {{kind: normal}}}}"
+        return (f"  {name}: {{meaning: root {j}, {wide}{target}"
+                "distribution: {kind: normal}}")
     kind = MECHANISMS[j % len(MECHANISMS)]
     score = _term(rng, parents)
     eq, noise = {
@@ -86,13 +89,17 @@ def _variable(rng: np.random.Generator, j: int, parents: list[str]) -> str:
         "event": (f"bernoulli(sigmoid({score}))", "{kind: none}"),
     }[kind]
     role = "role: formula, " if kind == "formula" else ""
-    dtype = "kind: binary, " if kind == "event" else ""
+    dtype = "kind: binary, " if kind == "event" else wide
     return (f"  {name}: {{meaning: node {j}, {role}{dtype}{target}equation: '{eq}', "
             f"noise: {noise}}}")
 
 
-def make_card(d: int, seed: int = 0, degree: float = 3.0) -> str:
-    """A semantic card over d variables (ER DAG), mixed mechanisms, every 6th one a target."""
+def make_card(d: int, seed: int = 0, degree: float = 3.0, ranged: bool = False) -> str:
+    """A semantic card over d variables (ER DAG), mixed mechanisms, every 6th one a target.
+
+    ``ranged`` declares a (wide) range on every continuous variable, so the tail pilot
+    of ``ranges`` samples the whole card.
+    """
     rng = np.random.default_rng(seed)
     p = min(1.0, degree / max(d - 1, 1))
     lines = ["id: bench_gates", "title: gate benchmark", "family: semantic", "domain: bench",
@@ -100,7 +107,7 @@ def make_card(d: int, seed: int = 0, degree: float = 3.0) -> str:
     edges = []
     for j in range(d):
         parents = [f"x{i:02d}" for i in range(j) if rng.random() < p][-4:]
-        lines.append(_variable(rng, j, parents))
+        lines.append(_variable(rng, j, parents, ranged))
         edges += [f"  - {{from: {q}, to: x{j:02d}, reason: generated}}" for q in parents]
     return "\n".join(lines + ["edges:"] + edges) + "\n"
 
@@ -109,9 +116,10 @@ CLOCK: Callable[[], float] = time.process_time
 SHARED = ("observed_obs", "observed_moments", "observed_corr", "observed_repeats", "reach")
 
 
-def _setup(d: int, replicates: int) -> tuple[Callable[[], tuple], Callable[[tuple], GateContext]]:
+def _setup(d: int, replicates: int, ranged: bool = False
+           ) -> tuple[Callable[[], tuple], Callable[[tuple], GateContext]]:
     """(sample(), context(replicates)) for the generated card under the given protocol."""
-    card, smap = parse_card_text(make_card(d), "bench_gates.yaml")
+    card, smap = parse_card_text(make_card(d, ranged=ranged), "bench_gates.yaml")
     compiled = compile_card(card, smap)
     scm = SCM(compiled, compiled.plan)
     proto = ProtocolOverrides(replicates=replicates).apply(card.protocol)
@@ -162,9 +170,9 @@ class Figures:
         return self.gates / self.sampling
 
 
-def bench(d: int, replicates: int, repeats: int) -> Figures:
+def bench(d: int, replicates: int, repeats: int, ranged: bool = False) -> Figures:
     """Sampling, all gates and the per-gate pass, interleaved, ``repeats`` times each."""
-    sample, context = _setup(d, replicates)
+    sample, context = _setup(d, replicates, ranged)
     reps = sample()
     _all_gates(context(reps))  # warm-up (lazy imports, lambdify caches)
     s_times: list[float] = []
@@ -189,12 +197,17 @@ def main() -> None:
     parser.add_argument("--d", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=21)
     parser.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
+    parser.add_argument("--ranges", action="store_true",
+                        help="declare a range on every continuous variable (tail pilot runs)")
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.process_time
-    runs = {r: bench(args.d, r, args.repeats) for r in (1, 5)}
+    runs = {r: bench(args.d, r, args.repeats, args.ranges) for r in (1, 5)}
     clock = "wall" if args.wall else "CPU"
-    print(f"d = {args.d}, 1000 rows per split, median of {args.repeats} runs, {clock} time\n")
+    pilot = (f"ranges on every continuous variable: tail pilot of {TAIL_PILOT_ROWS:,} rows"
+             if args.ranges else "no declared range: no tail pilot")
+    print(f"d = {args.d}, 1000 rows per split, median of {args.repeats} runs, {clock} time; "
+          f"gates include every pilot ({pilot})\n")
     print("| replicates | sampling ms | all gates ms | gates / sampling |")
     print("|---|---|---|---|")
     for r, f in runs.items():

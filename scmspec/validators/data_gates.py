@@ -13,15 +13,22 @@ detail states the sample size it was computed on.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numpy as np
 import sympy as sp
 
+from scmspec.samplers.numpy_sampler import run_pass
+from scmspec.samplers.streams import Streams
 from scmspec.validators.base import GATES, GateContext, GateResult, make_result
 from scmspec.validators.mechanisms import copied_parent, top_level_clip
+from scmspec.validators.pilot import fisher, pilot_columns, tail_pilot, wilson
 from scmspec.validators.thresholds import (
     BOUNDARY_MASS,
     CATEGORY_DOMINANCE,
+    CONFIDENCE_Z,
+    DISCRETE_MIN_ROWS,
+    DISCRETE_VALUED_LEVELS,
     NEAR_CONSTANT_MODE_SHARE,
     NEAR_CONSTANT_REL_SD,
     NEAR_COPY_SEMANTIC,
@@ -162,12 +169,63 @@ def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateR
                           (name, *sorted(blamed[j])), int(count[j]), 0)
 
 
+def equation_clip(ctx: GateContext, name: str) -> tuple[float | None, float | None]:
+    """The (floor, cap) a variable's equation imposes with an outermost min/max/clip, once."""
+    spec = ctx.compiled.card.variables[name]
+    if spec.equation is None or name not in ctx.compiled.resolved.equations:
+        return None, None
+    return ctx.cached(f"clip:{name}", lambda: top_level_clip(numeric_equation(ctx, name)))
+
+
+def _clip_binding(ctx: GateContext) -> list[tuple[str, float, str, float]]:
+    """(variable, bound, 'floor'|'cap', share of natural rows where it binds), noise-free only.
+
+    With no noise after it the outermost clip binds exactly where the value equals
+    its bound, so the share is one comparison per clipped variable.
+    """
+    card = ctx.compiled.card
+    out: list[tuple[str, float, str, float]] = []
+    clipped = [(v, equation_clip(ctx, v)) for v, spec in card.variables.items()
+               if spec.equation is not None and spec.noise.kind == "none"]
+    clipped = [(v, c) for v, c in clipped if c != (None, None)]
+    if not clipped or not ctx.replicates:
+        return out
+    x = natural_matrix(ctx, [v for v, _ in clipped])
+    for row, (v, (lo, hi)) in zip(x, clipped):
+        for bound, what in ((lo, "floor"), (hi, "cap")):
+            if bound is not None:
+                out.append((v, bound, what, float(np.count_nonzero(row == bound)
+                                                  / max(row.size, 1))))
+    return out
+
+
+def _tail(ctx: GateContext, ranged: Ranged, released_bad: set[str]) -> Iterator[GateResult]:
+    """Ranged variables that leave their range on the tail pilot (not on released rows)."""
+    pilot = tail_pilot(ctx, ranged)
+    for j, (name, (lo_j, hi_j)) in enumerate(ranged):
+        k = int(pilot.outside[j])
+        if not k or name in released_bad:
+            continue
+        lo_x, hi_x = float(pilot.low[j]), float(pilot.high[j])
+        extreme = lo_x if lo_x < lo_j else hi_x
+        yield make_result("ranges", "fail", f"{name!r} leaves its declared range [{lo_j:g}, "
+                          f"{hi_j:g}] on the tail pilot: {k} of {pilot.rows} rows "
+                          f"({k / pilot.rows:.2g} of rows; extreme value {extreme:.6g}; "
+                          "threshold: 0 outside); the released rows happen to miss it, a "
+                          "pool of datasets will not: fix the equation or distribution so "
+                          "the tails stay physical, or declare the range the model implies",
+                          ctx.where("variables", name, "range"), (name,), k / pilot.rows, 0)
+
+
 @GATES.register("ranges")
 def ranges(ctx: GateContext) -> Iterator[GateResult]:
-    """Natural values stay in declared ranges; formula outputs are not clipped to get there.
+    """Values stay in declared ranges (released rows and the tail pilot); clips reported.
 
     All ranged variables are compared at once, one (variables, rows) matrix of
-    natural rows against their bounds.
+    natural rows against their bounds; then the tail pilot (``pilot.tail_pilot``).
+    Floors and caps an equation imposes are mechanisms, reported with the share of
+    rows on which they bind; in a formula card a formula-role output clipped to a
+    range bound that binds fails (formula outputs are never clipped to pass a range).
     """
     card = ctx.compiled.card
     ranged = [(v, spec.range) for v, spec in card.variables.items() if spec.range is not None]
@@ -176,14 +234,15 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
         x = natural_matrix(ctx, [v for v, _ in ranged])
         outside = np.count_nonzero(_outside(x, ranged), axis=1)
     ok = True
-    for bad in _intervened_out_of_range(ctx, ranged):
+    bad: set[str] = set()
+    for res in _intervened_out_of_range(ctx, ranged):
         ok = False
-        yield bad
+        yield res
     for j, (name, (lo_j, hi_j)) in enumerate(ranged):
-        spec = card.variables[name]
         k = int(outside[j])
         if k:
             ok = False
+            bad.add(name)
             xj = natural_rows(ctx, name)
             yield make_result("ranges", "fail", f"{name!r} has {k} of {xj.size} values outside "
                               f"its declared range [{lo_j:g}, {hi_j:g}] (observed min "
@@ -191,23 +250,36 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
                               "outside); fix the "
                               "equation or distribution, or declare the range the model implies",
                               ctx.where("variables", name, "range"), (name,), k, 0)
-        formula = spec.role == "formula" or card.family == "formula"
-        if formula and spec.equation is not None and spec.boundary is None:
-            clip_lo, clip_hi = top_level_clip(numeric_equation(ctx, name))
-            pinned = [b for b in (clip_lo, clip_hi) if b is not None and b in (lo_j, hi_j)]
-            if pinned:
-                ok = False
-                yield make_result("ranges", "fail", f"{name!r} clips its formula output to its "
-                                  f"declared range bound {pinned[0]:g}; a formula must meet its "
-                                  "range without clipping: fix the formula or its inputs, or "
-                                  "declare `boundary:` if saturation is the real mechanism",
-                                  ctx.where("variables", name, "equation"), (name,), pinned[0],
-                                  pinned[0])
+    if ctx.replicates:
+        for res in _tail(ctx, ranged, bad):
+            ok = False
+            yield res
+    binding = _clip_binding(ctx)
+    reported: set[str] = set()
+    for v, bound, what, share in sorted(binding, key=lambda b: -b[3]):
+        spec = card.variables[v]
+        pinned = spec.range is not None and bound in (float(spec.range[0]), float(spec.range[1]))
+        formula = card.family == "formula" and spec.role == "formula"
+        if formula and pinned and share > 0 and spec.boundary is None and v not in reported:
+            ok = False
+            reported.add(v)
+            yield make_result("ranges", "fail", f"{v!r} is a formula output clipped to stay in "
+                              f"its declared range: its {what} at {bound:g} binds on "
+                              f"{share:.1%} of natural rows (threshold: a formula output is "
+                              "never clipped merely to pass a range check); fix the formula "
+                              "or its inputs' ranges so it meets the range unclipped, or "
+                              "declare `boundary:` if saturation is the real mechanism",
+                              ctx.where("variables", v, "equation"), (v,), share, 0)
     if ok:
-        yield make_result("ranges", "pass" if ranged else "skip",
-                          f"{len(ranged)} declared ranges hold on every natural and every "
-                          "intervened row" if ranged
-                          else "no variable declares a range")
+        tail = tail_pilot(ctx, ranged) if ctx.replicates else None
+        where = (f" and on a tail pilot of {tail.rows} rows" if tail is not None and tail.rows
+                 else "")
+        clips = "; ".join(f"{v} {what} {b:g} " + (f"binds on {sh:.1%}" if sh else "never binds")
+                          for v, b, what, sh in binding)
+        yield make_result("ranges", "pass" if ranged or binding else "skip",
+                          (f"{len(ranged)} declared ranges hold on every natural and every "
+                           f"intervened row{where}" if ranged else "no variable declares a range")
+                          + (f"; equation clips (mechanisms): {clips}" if clips else ""))
 
 
 def _dominant(x: Array, share: float, rows: list[int] | None = None,
@@ -295,68 +367,107 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     rows = _rows_of_kind(ctx, continuous=False)
     names, n = [all_names[i] for i in rows], x.shape[1]
     flags = _dominant_rows(ctx, CATEGORY_DOMINANCE, rows)
+    margin = []
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
+        lower = float(wilson(share * n, n)[0])
+        where = f"{n} released rows"
+        if lower <= CATEGORY_DOMINANCE:  # straddles the threshold: decide on the pilot
+            pilot = pilot_columns(ctx, [v])
+            if pilot is not None:
+                m = pilot[v].size
+                share = float(np.count_nonzero(pilot[v] == value)) / m
+                lower, where = float(wilson(share * m, m)[0]), f"a pilot of {m} rows"
+        if lower <= CATEGORY_DOMINANCE:
+            margin.append(f"{v} {share:.2%} on {where} (lower bound {lower:.2%})")
+            flags[j] = False
+            continue
         by_code = {c: lv for lv, c in ctx.compiled.resolved.level_codes.get(v, {}).items()}
         label = repr(by_code[value]) if value in by_code else f"{value:g}"
         yield make_result("category_dominance", "fail", f"{v!r} takes level {label} on "
-                          f"{share:.1%} of {n} rows (threshold {CATEGORY_DOMINANCE:.0%}); "
+                          f"{share:.2%} of {where} (lower {CONFIDENCE_Z:g}-SE bound "
+                          f"{lower:.2%} > threshold {CATEGORY_DOMINANCE:.0%}); "
                           "rebalance its mechanism, or justify a rare event in "
                           "justifications.category_dominance", ctx.where("variables", v),
                           (v,), share, CATEGORY_DOMINANCE)
     if not flags.any():
+        note = ("; within the margin (not judged past the threshold): " + ", ".join(margin)
+                if margin else "")
         yield make_result("category_dominance", "pass" if names and n else "skip",
                           f"{len(names)} discrete columns: no level over "
-                          f"{CATEGORY_DOMINANCE:.0%} (n = {n})" if names and n
+                          f"{CATEGORY_DOMINANCE:.0%} beyond its {CONFIDENCE_Z:g}-SE bound "
+                          f"(n = {n}){note}" if names and n
                           else "no observed discrete variable, or no sampled data")
 
 
-def _boundary_share(x: Array, b: float) -> float:
-    return float(np.count_nonzero(x == b) / x.size)
+def _discrete_valued(col: Array) -> bool:
+    """At most DISCRETE_VALUED_LEVELS distinct values over enough rows: discrete by construction."""
+    return col.size >= DISCRETE_MIN_ROWS and np.unique(col).size <= DISCRETE_VALUED_LEVELS
 
 
 @GATES.register("boundary_mass")
 def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
-    """At most 10% of a continuous variable at a range bound or at its min/max (clipping).
+    """At most 10% of a continuous variable exactly at a declared bound or an equation clip.
 
-    Shares at each column's minimum and maximum are two vectorised counts; a
-    variable is looked at on its own only when it declares a range or one of
-    those shares is over the threshold.
+    The boundaries are the declared range bounds and the floors and caps an equation
+    imposes (outermost min/max/clip); observed minima and maxima are not. A share
+    fails when its Wilson lower bound (``CONFIDENCE_Z`` SE) is over 10%. Columns
+    with few distinct values (a lookup, a schedule) are discrete-valued: exempt and
+    named; a declared ``boundary:`` justifies a real plateau.
     """
     all_names, x = ctx.observed_obs
     rows = _rows_of_kind(ctx, continuous=True)
-    names = [all_names[i] for i in rows]
     spec = ctx.compiled.card.variables
     n, ok = x.shape[1], True
-    if n == 0 or not names:
+    if n == 0 or not rows:
         yield make_result("boundary_mass", "skip", "no observed continuous variable")
         return
-    low, high = x.min(axis=1), x.max(axis=1)  # all rows: cheaper than copying the continuous
-    at_min = (np.count_nonzero(x == low[:, None], axis=1) / n)[rows]
-    at_max = (np.count_nonzero(x == high[:, None], axis=1) / n)[rows]
-    low, high = low[rows], high[rows]
-    look = (np.maximum(at_min, at_max) > BOUNDARY_MASS) & (at_min != 1.0)
-    ranged = [j for j, v in enumerate(names) if spec[v].range and at_min[j] != 1.0]
-    for j in sorted(set(np.flatnonzero(look).tolist()) | set(ranged)):
-        v = names[j]  # at_min == 1: a constant column, reported by `nonconstant`
-        bounds = {float(low[j]): at_min[j], float(high[j]): at_max[j]}
-        for b in spec[v].range or ():
-            bounds.setdefault(float(b), _boundary_share(x[rows[j]], b))
-        b, mass = max(bounds.items(), key=lambda kv: kv[1])
-        if mass <= BOUNDARY_MASS or spec[v].boundary:
+    exempt, declared, margin, judged = [], [], [], 0
+    for i in rows:
+        v = all_names[i]
+        bounds = {float(b) for b in spec[v].range or ()}
+        bounds |= {b for b in equation_clip(ctx, v) if b is not None}
+        if not bounds:
+            continue
+        judged += 1
+        col = x[i]
+        b, mass = max(((b, float(np.count_nonzero(col == b)) / n) for b in sorted(bounds)),
+                      key=lambda kv: kv[1])
+        if mass <= BOUNDARY_MASS or mass == 1.0:  # constant: reported by `nonconstant`
+            continue
+        if spec[v].boundary:
+            declared.append(f"{v} {mass:.1%} at {b:g}")
+            continue
+        if _discrete_valued(col):
+            exempt.append(f"{v} ({np.unique(col).size} values)")
+            continue
+        lower = float(wilson(mass * n, n)[0])
+        where = f"{n}"
+        if lower <= BOUNDARY_MASS:  # straddles the threshold: decide on the pilot
+            pilot = pilot_columns(ctx, [v])
+            if pilot is not None:
+                m = pilot[v].size
+                mass = float(np.count_nonzero(pilot[v] == b)) / m
+                lower, where = float(wilson(mass * m, m)[0]), f"{m} pilot"
+        if lower <= BOUNDARY_MASS:
+            margin.append(f"{v} {mass:.1%} of {where} rows (lower bound {lower:.1%})")
             continue
         ok = False
-        yield make_result("boundary_mass", "fail", f"{mass:.1%} of {n} values of {v!r} sit "
-                          f"exactly at the boundary {b:.6g} (threshold {BOUNDARY_MASS:.0%}); "
-                          "remove the clip/floor that piles values there, or declare the real "
-                          f"mechanism in `boundary:` of {v!r}", ctx.where("variables", v),
-                          (v,), mass, BOUNDARY_MASS)
+        yield make_result("boundary_mass", "fail", f"{mass:.1%} of {where} values of {v!r} sit "
+                          f"exactly at the boundary {b:.6g} (lower {CONFIDENCE_Z:g}-SE bound "
+                          f"{lower:.1%} > threshold {BOUNDARY_MASS:.0%}); remove the clip or "
+                          "floor that piles values there, or declare the real mechanism in "
+                          f"`boundary:` of {v!r}", ctx.where("variables", v), (v,), mass,
+                          BOUNDARY_MASS)
     if ok:
-        declared = [v for v in names if spec[v].boundary]
-        note = f"; declared boundaries: {', '.join(declared)}" if declared else ""
-        yield make_result("boundary_mass", "pass", f"{len(names)} continuous columns: at most "
-                          f"{BOUNDARY_MASS:.0%} at any boundary (n = {n}){note}")
+        notes = [f"declared boundaries: {', '.join(declared)}" if declared else "",
+                 f"discrete-valued (exempt): {', '.join(exempt)}" if exempt else "",
+                 f"within the margin: {', '.join(margin)}" if margin else ""]
+        note = "".join(f"; {t}" for t in notes if t)
+        yield make_result("boundary_mass", "pass", f"{judged} continuous columns with a "
+                          f"declared bound or equation clip: at most {BOUNDARY_MASS:.0%} at "
+                          f"any of them (n = {n}){note}")
 
 
 def _copied(ctx: GateContext, y: str) -> tuple[str, str] | None:
@@ -404,9 +515,27 @@ def _strong_pairs(corr: np.ndarray, limit: float, block: int = 512
     return hits, top
 
 
+def _unselected_corr(ctx: GateContext, pairs: list[tuple[str, str]]) -> dict[tuple[str, str],
+                                                                              float]:
+    """Correlation of each pair before the card's selection (a fresh pass of n_obs rows)."""
+    plan = ctx.compiled.plan
+    if plan.selection is None or ctx.protocol is None or not pairs:
+        return {}
+    n = max(ctx.protocol.n_obs * max(len(ctx.replicates), 1), 3)
+    cols = run_pass(replace(plan, selection=None, targets=()), n,
+                    Streams(ctx.protocol.seed, ctx.card_id, "gate-preselection", 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {(a, b): float(np.corrcoef(cols[a], cols[b])[0, 1]) for a, b in pairs}
+
+
 @GATES.register("near_copy")
 def near_copy(ctx: GateContext) -> Iterator[GateResult]:
-    """No pair of observed variables with |corr| at or above the family's threshold."""
+    """No pair of observed variables with |corr| at or above the family's threshold.
+
+    Decided on the released (post-selection) rows: a pair fails when the lower Fisher-z
+    bound (``CONFIDENCE_Z`` SE) of |corr| reaches the threshold. Cards with a selection
+    also report the correlation before selection.
+    """
     names, x = ctx.observed_obs
     n = x.shape[1]
     limit = NEAR_COPY_SYNTHETIC if ctx.compiled.card.family == "synthetic" else NEAR_COPY_SEMANTIC
@@ -415,13 +544,44 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
         yield make_result("near_copy", "skip", "fewer than two varying observed columns")
         return
     hits, top = _strong_pairs(corr, limit)
-    for i, j in hits:
+    # a pair just under the limit may still be within the margin: look at those too
+    margin_at = float(np.tanh(max(np.arctanh(min(limit, 1 - 1e-15))
+                                  - 2 * CONFIDENCE_Z / np.sqrt(max(n - 3, 1)), 0.0)))
+    near, _ = _strong_pairs(corr, margin_at)
+    pre = _unselected_corr(ctx, [(names[varying[i]], names[varying[j]]) for i, j in near])
+    margin, failed = [], 0
+    lows, highs = fisher(np.array([corr[i, j] for i, j in near]), n)
+    straddle = {names[varying[k]] for (i, j), lo, hi in zip(near, lows, highs)
+                if lo < limit <= hi for k in (i, j)}
+    pilot = pilot_columns(ctx, sorted(straddle)) if straddle else None  # one pilot for all
+    for i, j in near:
         a, b = names[varying[i]], names[varying[j]]
         r = float(corr[i, j])
-        yield make_result("near_copy", "fail", f"{_copy_label(ctx, a, b)}: corr {r:+.3f}, "
-                          f"|corr| >= {limit:.2f} (n = {n}); drop one, give it its own causes "
-                          "or real noise, or justify the pair in justifications.near_copy",
-                          ctx.where("variables", b), (a, b), abs(r), limit)
-    if not len(hits):
-        yield make_result("near_copy", "pass", f"max |corr| {top:.3f} < {limit:.2f} over "
-                          f"{varying.size} columns (n = {n})", statistic=top, threshold=limit)
+        lower, upper = (float(q) for q in fisher(r, n))
+        before = f", before selection {pre[(a, b)]:+.3f}" if (a, b) in pre else ""
+        where = f"the released rows (n = {n})"
+        if lower < limit <= upper:  # straddles the threshold: decide on the pilot
+            if pilot is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    r = float(np.corrcoef(pilot[a], pilot[b])[0, 1])
+                m = pilot[a].size
+                lower, upper = (float(q) for q in fisher(r, m))
+                where = f"a pilot of {m} rows"
+        if lower < limit:
+            if upper >= limit:  # the decision could still go either way: say so
+                margin.append(f"{a}~{b} {r:+.3f} on {where} (lower bound {lower:.3f}{before})")
+            continue
+        failed += 1
+        yield make_result("near_copy", "fail", f"{_copy_label(ctx, a, b)}: corr {r:+.3f} on "
+                          f"{where}{before}, |corr| >= {limit:.2f} (its lower "
+                          f"{CONFIDENCE_Z:g}-SE bound is {lower:.3f}); drop one, give it its own "
+                          "causes or real noise, or justify the pair in "
+                          "justifications.near_copy", ctx.where("variables", b), (a, b), abs(r),
+                          limit)
+    if not failed:
+        note = f"; within the margin: {', '.join(margin)}" if margin else ""
+        below = f" < {limit:.2f}" if top < limit else ""
+        yield make_result("near_copy", "pass", f"max |corr| {top:.3f}{below}; no pair's lower "
+                          f"{CONFIDENCE_Z:g}-SE bound reaches {limit:.2f} over {varying.size} "
+                          f"columns (n = {n}){note}",
+                          statistic=top, threshold=limit)

@@ -22,6 +22,7 @@ from scmspec.validators import (  # noqa: F401  (imported for their registration
     intervention_gates,
     justification_gates,
     latent_gates,
+    placeholder_gates,
     pool_gates,
     protocol_gates,
     sortability,

@@ -36,6 +36,7 @@ SEVERITY: dict[str, Severity] = {
     "sortability": "warning",
     "selection_rate": "blocking",
     "justifications": "warning",
+    "placeholders": "warning",
     "duplicate_topology": "blocking",
 }
 
@@ -56,10 +57,31 @@ NEAR_CONSTANT_MODE_SHARE = 0.99
 # category_dominance: one level of a discrete variable over this share of rows.
 CATEGORY_DOMINANCE = 0.99
 
-# boundary_mass: share of a continuous variable's values exactly at a range bound or at
-# its observed minimum/maximum (the signature of clipping) above which the card must
-# declare the mechanism in `boundary:`.
+# boundary_mass: share of a continuous variable's values exactly at a declared range bound
+# or at a floor/cap its equation imposes (outermost min/max/clip) above which the card must
+# declare the mechanism in `boundary:` (CausalArena: "continuous variables must avoid more
+# than 10% exact mass at a valid-range boundary unless the graph declares a real boundary
+# mechanism"). Observed minima and maxima are not boundaries: a plateau no bound or clip
+# creates is not judged.
 BOUNDARY_MASS = 0.10
+# Columns declared continuous that take at most this many distinct values over at least
+# DISCRETE_MIN_ROWS rows are discrete-valued by construction (a lookup, a schedule) and
+# are exempt from boundary_mass (reported as such).
+DISCRETE_VALUED_LEVELS = 20
+DISCRETE_MIN_ROWS = 200
+
+# --- stable decisions --------------------------------------------------------------------
+# Gates that estimate a population share or correlation from the sampled rows decide on a
+# one-sided confidence bound CONFIDENCE_Z standard errors from the estimate (Wilson bound
+# for shares, Fisher z for correlations): they fail only when the whole bound is past the
+# threshold, so a population value outside the margin gets the same decision on every seed
+# (a false failure at a population value at or inside the threshold: < 0.14% per test).
+CONFIDENCE_Z = 3.0
+# A finding whose bound on the released rows straddles the threshold (the decision could go
+# either way) is decided again on a pilot of this many rows of the variables concerned and
+# their ancestors, drawn from the pilot's own streams: the margin shrinks to 3 SE at this n
+# (a share at 99%: +-0.13 points; a correlation at 0.90: +-0.003).
+STAT_PILOT_ROWS = 50_000
 
 # near_copy: |Pearson correlation| at or above which two observed variables are near
 # copies. Synthetic graphs use a loose bound (strong linear chains are legitimate);
@@ -76,13 +98,28 @@ RESIDUAL_ATOL = 1e-12
 RESIDUAL_SIGN_Z = 5.0
 
 # --- interventions -----------------------------------------------------------------------
-# intervention_effect: share of a target's intervened rows whose value differs from the
-# value its own mechanism would have given. A uniform resample of a binary target
-# changes about half the rows; below a quarter the intervention is nearly vacuous.
-MIN_TARGET_CHANGED = 0.25
-# ... judged by a one-sided binomial test: fail when the observed share lies more than
-# this many standard errors (sqrt(0.25 * 0.75 / n) over the target's n rows) below 25%.
+# intervention_effect: share of natural rows whose value the target's handler changes
+# (the handler applied to every natural row of the obs split: a pilot of n = replicates x
+# n_obs rows, drawn from gate-only streams). An intervention is null when it moves under
+# 1% of rows; it fails when the Wilson upper bound (TARGET_CHANGED_Z standard errors) of
+# the moved share is below 1%. A handler that moves nothing fails at every n >= 900; a
+# real effect moving >= 1% of rows fails with probability < 0.14%; a rare-event
+# counterfactual moving 9% of rows passes on every seed.
+MIN_TARGET_CHANGED = 0.01
 TARGET_CHANGED_Z = 3.0
+
+# --- tail pilot --------------------------------------------------------------------------
+# ranges: besides the released rows, declared ranges are checked on a pilot of this many
+# observational rows (the ranged variables and their ancestors only, drawn in chunks from
+# the pilot's own streams, so the released data do not change). A value outside its range
+# at 1 in 10^5 rows is found with probability 1 - exp(-3) = 95% (99.8% at 2 in 10^5).
+TAIL_PILOT_ROWS = 300_000
+TAIL_PILOT_CHUNK = 50_000
+
+# --- authoring -----------------------------------------------------------------------------
+# placeholders: words that mark unfinished text in descriptions, meanings, reasons and
+# references (whole words, any case); empty texts count too.
+PLACEHOLDER_WORDS = ("TODO", "FIXME", "TBD", "XXX")
 
 # --- structure ---------------------------------------------------------------------------
 # graph_shape: minimum depth (longest directed path, counted in edges) and edge count.

@@ -45,9 +45,10 @@ def test_ranges_rejects_values_outside_the_declared_range(tmp_path: Path) -> Non
 def test_ranges_rejects_a_formula_clipped_to_its_range(tmp_path: Path) -> None:
     y = ("  y: {meaning: y, role: formula, range: [0, 1], equation: \"clip(x, 0, 1)\", "
          "noise: {kind: none}}\n")
-    text = card(ROOT_X + y, [("x", "y")])
+    text = card(ROOT_X + y, [("x", "y")], family="formula")
     res = failure(gate(tmp_path, text, "ranges"))
-    assert "'y' clips its formula output to its declared range bound" in res.detail
+    assert "'y' is a formula output clipped to stay in its declared range" in res.detail
+    assert "binds on 50.0% of natural rows" in res.detail
     assert "boundary:" in res.detail
     declared = text.replace("role: formula,", "role: formula, boundary: sensor saturates,")
     assert statuses(gate(tmp_path / "ok", declared, "ranges")) == {"pass"}

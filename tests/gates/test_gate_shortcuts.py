@@ -40,7 +40,7 @@ from tests.gates.cards import FORMULA, FORMULA_EDGES, GOOD, card, failure, statu
 LEAKY, LEAKY_EDGES = FORMULA, FORMULA_EDGES
 STUCK = """\
   x: {meaning: x, kind: binary, distribution: {kind: bernoulli, p: 0.95},
-      intervention: {meaning: switch x on, handler: {kind: do, value: 1}}}
+      intervention: {meaning: leave x as it is, handler: {kind: shift, by: 0}}}
   a: {meaning: a, distribution: {kind: normal}, intervention: {meaning: set a}}
   y: {meaning: y, equation: "x + 0.5 * x ** 2 + a", noise: {kind: normal, sd: 1}}
   z: {meaning: z, equation: "exp(0.3 * y)", noise: {kind: normal, sd: 1}}
@@ -93,7 +93,7 @@ def _long_way(monkeypatch: pytest.MonkeyPatch, done: Evaluated) -> list[GateResu
 
 
 @pytest.mark.parametrize("text", [
-    card(STUCK, STUCK_EDGES),  # x barely moves: undecided, counted on every replicate
+    card(STUCK, STUCK_EDGES),  # x never moves: undecided, counted on every replicate
     GOOD,  # every target decided on replicate 0
     card(extra="interventions: {per_row: 2}"),  # rows holding a target and its ancestor
     card(extra='selection: {condition: "a > -1"}'),  # fresh unselected passes
@@ -108,7 +108,7 @@ def test_later_replicates_decide_as_a_full_replay_would(
             assert (a.detail, a.statistic) == (b.detail, b.statistic)
     if "bernoulli" in text:
         res = failure(fast)
-        assert res.variables == ("x",) and "of its 500 rows" in res.detail
+        assert res.variables == ("x",) and "of its 500 intervened rows" in res.detail
 
 
 @pytest.mark.parametrize("text", [

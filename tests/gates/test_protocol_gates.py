@@ -90,10 +90,13 @@ def test_intervention_effect_rejects_a_target_that_does_not_move(tmp_path: Path)
   y: {meaning: y, equation: "x + 0.5 * x ** 2", noise: {kind: normal, sd: 1}}
   z: {meaning: z, equation: "exp(0.3 * y)", noise: {kind: normal, sd: 1}}
 """, [("x", "y"), ("y", "z")])
-    res = failure(gate(tmp_path, text, "intervention_effect"))
-    assert res.variables == ("x",) and res.threshold == 0.25
-    assert "intervening on 'x' changed its value on only" in res.detail
-    assert "of its 200 rows (threshold 25%, failing below 16%" in res.detail
+    # do(x = 1) moves the 5% of rows where x is 0: a rare but real effect passes
+    assert statuses(gate(tmp_path / "rare", text, "intervention_effect")) == {"pass"}
+    null = text.replace("{kind: do, value: 1}", "{kind: shift, by: 0}")
+    res = failure(gate(tmp_path / "null", null, "intervention_effect"))
+    assert res.variables == ("x",) and res.threshold == 0.01 and res.statistic == 0
+    assert "intervening on 'x' changes its natural value on 0 of 1000 natural rows" in res.detail
+    assert "upper 3-SE bound 0.89% < threshold 1%" in res.detail
 
 
 def test_intervention_effect_rejects_targets_without_rows(tmp_path: Path) -> None:
