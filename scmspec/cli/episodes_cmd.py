@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.environment.config import EnvironmentError
-from scmspec.environment.report import episodes_report
 
 
 def episodes_command(
@@ -18,6 +16,9 @@ def episodes_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="site folder")] = Path("episodes-site"),
 ) -> None:
     """Queries over time, budget used, scores, finished and truncated rates per SCM."""
+    from scmspec.environment.config import EnvironmentError
+    from scmspec.environment.report import episodes_report
+
     try:
         summary = episodes_report(logs, out)
     except EnvironmentError as exc:

@@ -8,9 +8,6 @@ from typing import Annotated
 import typer
 
 from scmspec.cli.common import echo
-from scmspec.environment.config import EnvironmentConfig, EnvironmentError
-from scmspec.environment.server import EnvironmentService, make_server
-from scmspec.environment.source import open_scm
 
 Opt = typer.Option
 
@@ -28,6 +25,10 @@ def serve_command(
                                     min=0)] = None,
 ) -> None:
     """Serve one SCM: an episode per token, budgets and logs kept here (docs/environment.md)."""
+    from scmspec.environment.config import EnvironmentConfig, EnvironmentError
+    from scmspec.environment.server import EnvironmentService, make_server
+    from scmspec.environment.source import open_scm
+
     try:
         model, spec_hash = open_scm(package, scm, truth)
         cfg = EnvironmentConfig.read(config) if config else EnvironmentConfig()

@@ -330,7 +330,7 @@ def value_problem(card: Card, codes: dict[str, dict[str, float]], name: str, val
         ...     "levels": ["a", "b"], "distribution": {"kind": "categorical",
         ...     "probs": [0.5, 0.5]}}}})
         >>> value_problem(card, {"m": {"a": 0, "b": 1}}, "m", 7.0)[0]
-        "which is not one of its level codes (0, 1; levels: a, b)"
+        'which is not one of its level codes (0, 1; levels: a, b)'
     """
     allowed = allowed_values(card, codes, name)
     if allowed is None or value in allowed:
