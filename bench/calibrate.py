@@ -28,8 +28,8 @@ then per slice (the paper's order); multi-stressor cases count in every active c
 tag of its child node, and F1 comes from the TP/FP/FN counts pooled over the slice (Tables
 12-13). Standard errors: over SCMs for SCM-level slices, a bootstrap over SCMs (400 draws,
 fixed seed) for the edge-level ones. Runs are cached per (SCM, replicate, method) in
-``--cache`` (JSON lines), so a rerun only computes what is missing. Failed runs are counted
-and score 0, as the paper records them.
+``--cache`` (JSON lines), so a rerun only computes what is missing. Failed and timed-out runs
+(``--timeout``, wall seconds) are counted in each method's header and score an empty graph.
 
 Paper values were transcribed from the CausalArena text (seeds/causalarena.txt). The column
 order of Table 8 is read from the extracted header; collider-rich and bipartite layered may be
@@ -45,6 +45,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one wo
 import argparse  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import multiprocessing  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterable, Sequence  # noqa: E402
@@ -194,6 +195,21 @@ def run_job(job: Job) -> dict[str, Any]:
     return _score(job, _predict(job))
 
 
+def run_limited(job: Job, timeout: float | None) -> dict[str, Any]:
+    """:func:`run_job` in a forked child killed after ``timeout`` wall seconds (the paper's
+    runtime budget): a timed-out run is recorded with an empty prediction."""
+    if not timeout:
+        return run_job(job)
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        pending = pool.apply_async(run_job, (job,))
+        try:
+            return pending.get(timeout)  # type: ignore[no-any-return]
+        except multiprocessing.TimeoutError:
+            pool.terminate()
+    return _score(job, {"status": "timeout", "cpu": float(timeout), "edges": []})
+
+
 def pool_rows(pool: Path) -> pd.DataFrame:
     """One row per released SCM of a compiled pool: its folder and slicing factors."""
     manifest = json.loads((pool / "manifest.json").read_text())
@@ -233,7 +249,8 @@ def read_cache(path: Path | None) -> dict[tuple[str, str, str], dict[str, Any]]:
     return out
 
 
-def run_all(jobs: list[Job], cache: Path | None, workers: int) -> list[dict[str, Any]]:
+def run_all(jobs: list[Job], cache: Path | None, workers: int,
+            timeout: float | None = None) -> list[dict[str, Any]]:
     """Every job's record, computing only what the cache lacks (appended as it comes)."""
     done = read_cache(cache)
     todo = [j for j in jobs if (j.scm, j.replicate, j.method) not in done]
@@ -242,16 +259,16 @@ def run_all(jobs: list[Job], cache: Path | None, workers: int) -> list[dict[str,
         results: Iterable[dict[str, Any]]
         if workers > 1:
             executor = ProcessPoolExecutor(workers)
-            results = executor.map(run_job, todo)
+            results = executor.map(run_limited, todo, [timeout] * len(todo))
         else:
-            results = map(run_job, todo)
+            results = (run_limited(j, timeout) for j in todo)
         for k, rec in enumerate(results, 1):
             done[(rec["scm"], rec["replicate"], rec["method"])] = rec
             if sink:
                 sink.write(json.dumps(rec) + "\n")
                 sink.flush()
             print(f"[{k}/{len(todo)}] {rec['method']} {rec['scm']} {rec['replicate']} "
-                  f"F1 {rec['f1']:.3f} ({rec['cpu']:.1f}s)", file=sys.stderr)
+                  f"F1 {rec['f1']:.3f} ({rec['cpu']:.1f}s, {rec['status']})", file=sys.stderr)
     finally:
         if sink:
             sink.close()
@@ -380,6 +397,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--max-d", default=None, help="skip larger d for a method, e.g. ges=50")
     ap.add_argument("--replicates", type=int, default=None, help="first N replicates (all)")
     ap.add_argument("--workers", "-j", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="wall seconds per run; a run past it is recorded as a timeout")
     ap.add_argument("--cache", type=Path, default=None, help="JSON-lines cache of runs")
     ap.add_argument("--breakdowns", default=",".join(BREAKDOWNS))
     ap.add_argument("--markdown", action="store_true", help="markdown tables")
@@ -396,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.per_cell:
         scms = scms.groupby(["graph", "d"]).head(args.per_cell)
     jobs = jobs_for(args.pool, scms, methods, _max_d(args.max_d), args.replicates)
-    records = run_all(jobs, args.cache, args.workers)
+    records = run_all(jobs, args.cache, args.workers, args.timeout)
     print(report(records, scms, methods, args.breakdowns.split(","), args.markdown))
     return 0
 
