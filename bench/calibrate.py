@@ -43,6 +43,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one worker each
 
 import argparse  # noqa: E402
+import importlib  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import multiprocessing  # noqa: E402
@@ -249,11 +250,19 @@ def read_cache(path: Path | None) -> dict[tuple[str, str, str], dict[str, Any]]:
     return out
 
 
+_LIBRARIES = {"pc": "causallearn.search.ConstraintBased.PC",
+              "ges": "causallearn.search.ScoreBased.GES",
+              "lingam": "causallearn.search.FCMBased.lingam"}
+
+
 def run_all(jobs: list[Job], cache: Path | None, workers: int,
             timeout: float | None = None) -> list[dict[str, Any]]:
     """Every job's record, computing only what the cache lacks (appended as it comes)."""
     done = read_cache(cache)
     todo = [j for j in jobs if (j.scm, j.replicate, j.method) not in done]
+    for method in {j.method for j in todo}:  # import once here, not in every forked child
+        if method in _LIBRARIES:
+            importlib.import_module(_LIBRARIES[method])
     sink = cache.open("a") if cache else None
     try:
         results: Iterable[dict[str, Any]]

@@ -206,6 +206,26 @@ def tail_share(values: Array) -> float:
     return float(dev[-k:].sum()) / total if total > 0 else 0.0
 
 
+SIGNAL_EXPONENT = 0.0
+"""How far a mechanism's output is rescaled towards sd 1: the factor is ``sd ** -SIGNAL_EXPONENT``.
+
+0 keeps the reference's own output scales (appendix A.1: weights 0.8/sqrt(k), output scales
+[0.4, 2.5], ...), so a signal's sd is whatever its drawn parameters give on its parents and
+shrinks or grows along the causal order; 1 would standardise every signal to sd ``strength``.
+CausalArena's published difficulty by dimension (Table 9) matches 0 (docs/synthetic.md,
+"Calibration")."""
+
+
+def signal_factor(sd: float) -> float:
+    """The factor a mechanism drawn at strength 1, with pilot output sd ``sd``, is scaled by.
+
+    Example:
+        >>> signal_factor(0.5)
+        1.0
+    """
+    return float(sd ** -SIGNAL_EXPONENT)
+
+
 def draw_node(name: str, parents: tuple[str, ...], families: tuple[str, str], pilot: Pilot,
               strength: float, high_noise: bool, seed: int, key: str,
               fallback: list[tuple[str, str]] = ()  # type: ignore[assignment]
@@ -243,7 +263,7 @@ def _attempt(name: str, parents: tuple[str, ...], pair: tuple[str, str], pilot: 
     mean, sd = float(f1.mean()), float(f1.std())
     if not np.isfinite(sd) or sd < 1e-9:
         return None, "the mechanism is (near) constant on the pilot"
-    scale = strength / sd
+    scale = strength * signal_factor(sd)
     mech = fit_rank_grid(factor.draw(parents, stream(seed, key, "node", name, attempt), scale),
                          cols)
     mech, centred = recentre(mech, mean * scale)
