@@ -206,29 +206,6 @@ def tail_share(values: Array) -> float:
     return float(dev[-k:].sum()) / total if total > 0 else 0.0
 
 
-SIGNAL_CAP = 1.0
-"""The largest signal sd (times ``strength``) a mechanism may have on the pilot.
-
-A mechanism keeps the reference's own output scale (appendix A.1: weights 0.8/sqrt(k), output
-scales [0.4, 2.5], ...) when its pilot output sd is at most ``SIGNAL_CAP``, so signals shrink
-along the causal order as they do in the reference generator and the signal-to-noise ratio
-falls with depth; a signal that would be larger is scaled down to sd ``SIGNAL_CAP``, so
-powers and products of ever larger parents cannot compound into extreme-value-dominated
-columns. CausalArena's published difficulty by dimension (Table 9) is reproduced with this
-rule; standardising every signal to sd 1 made the pool too easy at large d (docs/synthetic.md,
-"Calibration")."""
-
-
-def signal_factor(sd: float) -> float:
-    """The factor a mechanism drawn at strength 1, with pilot output sd ``sd``, is scaled by.
-
-    Example:
-        >>> signal_factor(0.5), signal_factor(4.0)
-        (1.0, 0.25)
-    """
-    return min(1.0, SIGNAL_CAP / sd)
-
-
 def draw_node(name: str, parents: tuple[str, ...], families: tuple[str, str], pilot: Pilot,
               strength: float, high_noise: bool, seed: int, key: str,
               fallback: list[tuple[str, str]] = ()  # type: ignore[assignment]
@@ -266,7 +243,7 @@ def _attempt(name: str, parents: tuple[str, ...], pair: tuple[str, str], pilot: 
     mean, sd = float(f1.mean()), float(f1.std())
     if not np.isfinite(sd) or sd < 1e-9:
         return None, "the mechanism is (near) constant on the pilot"
-    scale = strength * signal_factor(sd)
+    scale = strength / sd
     mech = fit_rank_grid(factor.draw(parents, stream(seed, key, "node", name, attempt), scale),
                          cols)
     mech, centred = recentre(mech, mean * scale)

@@ -142,13 +142,10 @@ def test_high_noise_adds_the_variance_of_gaussian_noise_sd_035(tag: str) -> None
     assert abs(gained - 0.35**2) < tol * 0.35**2 + 0.01, (tag, gained)
 
 
-def test_signals_keep_the_reference_scales_and_weak_signal_multiplies_them_by_045() -> None:
-    """Mechanisms keep the reference's output scales (no standardisation of signals): a linear
-    node's weights lie in strength x 0.8/sqrt(k) x [0.5, 1.5] and its bias in strength x
-    [-0.5, 0.5] shifted by the centring; each mechanism's output on fresh data has mean ~ 0.
-    Under weak signal the same draws come out x 0.45, so the median signal sd drops."""
-    medians = {}
-    for difficulty, s in (([], 1.0), (["weak_signal"], 0.45)):
+def test_signals_are_standardised_and_weak_signal_scales_them_to_045() -> None:
+    """Each mechanism's output on fresh data has sd ~ strength and (where it has a bias slot)
+    mean ~ 0: the pilot standardisation holds beyond the pilot."""
+    for difficulty, target in (([], 1.0), (["weak_signal"], 0.45)):
         full = materialize(_factor(difficulty, d=12, seed=2))
         compiled = compile_card(full)
         data = SCM(compiled, compiled.plan).sample(6000, seed=1, include_latent=True)
@@ -158,12 +155,10 @@ def test_signals_keep_the_reference_scales_and_weak_signal_multiplies_them_by_04
                 continue
             parents = compiled.resolved.parents[v]
             f = np.asarray(spec.mechanism.lower(parents)(*[data[p].to_numpy() for p in parents]))
-            sds.append(f.std())
+            sds.append(f.std() / target)
             if spec.mechanism.kind not in ("rational", "rff"):
-                assert abs(f.mean()) < 0.3 * max(f.std(), s), (v, spec.mechanism.kind, f.mean())
-            if isinstance(spec.mechanism, LinearMechanism):
-                k = len(parents)
-                w = np.abs(list(spec.mechanism.weights.values()))
-                assert np.all((w >= s * 0.4 / k**0.5 - 1e-6) & (w <= s * 1.2 / k**0.5 + 1e-6)), w
-        medians[s] = float(np.median(sds))
-    assert medians[0.45] < 0.7 * medians[1.0], medians
+                assert abs(f.mean()) < 0.3 * target, (v, spec.mechanism.kind, f.mean())
+        assert 0.8 < float(np.median(sds)) < 1.25, (difficulty, sds)
+        lin = [s.mechanism for s in full.variables.values()
+               if isinstance(s.mechanism, LinearMechanism)]
+        assert all(abs(m.bias) < 5 for m in lin)
