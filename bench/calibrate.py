@@ -47,6 +47,7 @@ import importlib  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import multiprocessing  # noqa: E402
+import signal  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Iterable, Sequence  # noqa: E402
@@ -412,6 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--breakdowns", default=",".join(BREAKDOWNS))
     ap.add_argument("--markdown", action="store_true", help="markdown tables")
     args = ap.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so a run's forked child is terminated with its pool
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     bad = [m for m in methods if m not in METHODS]
     if bad:
