@@ -111,7 +111,8 @@ def resolve(card: Card, smap: SourceMap) -> ResolvedCard:
         card, text, loc, what, smap, bag, levels, lets, draws=False))
     bag.raise_if_any(ResolveError)
     return ResolvedCard(card, equations, sites, parents, order, graph, targets, selection, codes,
-                        {str(k): v for k, v in lets.items()}, missing, scales)
+                        {str(k): v for k, v in lets.items()}, observed_if=missing,
+                        noise_scales=scales)
 
 
 def _level_names(card: Card, smap: SourceMap, bag: DiagnosticBag) -> Levels:
