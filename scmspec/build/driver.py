@@ -395,14 +395,12 @@ class _Runner:
             ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
                                  else "spawn")
             self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
-        todo = iter(tasks)
+        todo = list(reversed(tasks))
         running: dict[Future[R], T] = {}
         try:
             while True:
-                while len(running) < IN_FLIGHT * self.workers:
-                    task = next(todo, None)
-                    if task is None:
-                        break
+                while todo and len(running) < IN_FLIGHT * self.workers:
+                    task = todo.pop()
                     running[self.pool.submit(fn, task)] = task
                 if not running:
                     return
