@@ -31,6 +31,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,7 +275,15 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
     if prune:
         check_prunable(out)
     parallel = executor == "dask" or workers > 1
-    results, loaded = parse_all(discover(paths), select, defer=parallel)
+    runner = _Runner(workers, executor, scheduler) if parallel else None
+    if runner is not None:
+        runner.warm()  # the workers start and import while this process expands the grids
+    try:
+        results, loaded = parse_all(discover(paths), select, defer=parallel)
+    except BaseException:
+        if runner is not None:
+            runner.close(cancel=True)
+        raise
     clean_temporaries(out)
     report = BuildReport(results)
 
@@ -290,8 +299,7 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
         if on_done:
             on_done(res)
 
-    if parallel:
-        runner = _Runner(workers, executor, scheduler)
+    if runner is not None:
         try:
             pooled = _pool_gates_in_workers(runner, loaded, results) if gates else {}
             tasks = _deferred(report, loaded, out, overrides, gates, pooled, force, effects,
@@ -382,6 +390,20 @@ class _Runner:
     def __init__(self, workers: int, executor: str, scheduler: str | None) -> None:
         self.workers, self.executor, self.scheduler = max(workers, 1), executor, scheduler
         self.pool: ProcessPoolExecutor | None = None
+        self.warming: list[Future[None]] = []
+
+    def warm(self) -> None:
+        """Start the local worker processes now (each imports the build as it starts)."""
+        if self.executor != "dask":
+            self._start()
+            assert self.pool is not None
+            self.warming = [self.pool.submit(_warm) for _ in range(self.workers)]
+
+    def _start(self) -> None:
+        if self.pool is None:
+            ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
+                                 else "spawn")
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
 
     def run(self, fn: Callable[[T], R], tasks: Sequence[T], done: Callable[[T, R], None],
             lost: Callable[[T, BaseException], R]) -> None:
@@ -391,17 +413,18 @@ class _Runner:
             for task, get in dask_completed_tasks(fn, tasks, self.scheduler):
                 done(task, _answer(get, task, lost))
             return
-        if self.pool is None:
-            ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods()
-                                 else "spawn")
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        self._start()
+        assert self.pool is not None
         todo = list(reversed(tasks))
         running: dict[Future[R], T] = {}
         try:
             while True:
                 while todo and len(running) < IN_FLIGHT * self.workers:
                     task = todo.pop()
-                    running[self.pool.submit(fn, task)] = task
+                    try:
+                        running[self.pool.submit(fn, task)] = task
+                    except BrokenProcessPool as exc:  # a worker died: the rest fail, not the run
+                        done(task, lost(task, exc))
                 if not running:
                     return
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -416,6 +439,11 @@ class _Runner:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=cancel)
             self.pool = None
+
+
+def _warm() -> None:
+    """A worker's first task: load what materialising a synthetic card needs."""
+    import scmspec.synthetic.materialize  # noqa: F401
 
 
 def _answer(get: Callable[[], R], task: T, lost: Callable[[T, BaseException], R]) -> R:
