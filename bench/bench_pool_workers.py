@@ -10,7 +10,8 @@ It runs ``scmspec compile cards/synthetic/causalarena.grid.yaml --select SLICE -
 process below it (its workers) from ``/proc`` every ``--tick`` seconds. It prints the wall
 time, the CPU time of the parent and of the workers, the parent's share of the CPU, and the
 wall time during which the parent worked alone (ticks where the parent used CPU and no worker
-did): that is the serial part which ``--workers`` cannot shorten. Linux only (``/proc``).
+did): that is the serial part which ``--workers`` cannot shorten; and the parent's peak
+resident memory (``VmHWM``). Linux only (``/proc``).
 CPU time is robust to other jobs on a shared machine; wall time is not.
 """
 
@@ -34,6 +35,17 @@ def _cpu(pid: int) -> float | None:
     except OSError:
         return None
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def _peak_rss(pid: int) -> float:
+    """The process's peak resident memory so far, MB (0 when it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def _children(pid: int) -> list[int]:
@@ -64,8 +76,9 @@ def measure(args: argparse.Namespace, out: Path) -> dict[str, float]:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     last: dict[int, float] = {}
-    alone = 0.0
+    alone = peak = 0.0
     while proc.poll() is None:
+        peak = max(peak, _peak_rss(proc.pid))
         before = dict(last)
         for pid in _tree(proc.pid):
             cpu = _cpu(pid)
@@ -81,7 +94,7 @@ def measure(args: argparse.Namespace, out: Path) -> dict[str, float]:
         raise SystemExit(proc.stderr.read().decode() if proc.stderr else "compile failed")
     parent = last.get(proc.pid, 0.0)
     workers = sum(v for k, v in last.items() if k != proc.pid)
-    return {"wall": wall, "parent": parent, "workers": workers, "alone": alone}
+    return {"wall": wall, "parent": parent, "workers": workers, "alone": alone, "peak": peak}
 
 
 def main() -> None:
@@ -99,7 +112,8 @@ def main() -> None:
     print(f"workers={args.workers} select={args.select!r} replicates={args.replicates}")
     print(f"wall {m['wall']:.1f} s | CPU {total:.1f} s (parent {m['parent']:.1f} s = "
           f"{m['parent'] / max(total, 1e-9):.0%}, workers {m['workers']:.1f} s) | "
-          f"parent alone {m['alone']:.1f} s wall = {m['alone'] / m['wall']:.0%} of the wall")
+          f"parent alone {m['alone']:.1f} s wall = {m['alone'] / m['wall']:.0%} of the wall | "
+          f"parent peak RSS {m['peak']:.0f} MB")
 
 
 if __name__ == "__main__":
