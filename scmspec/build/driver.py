@@ -76,9 +76,10 @@ class OutputError(Exception):
 class Task:
     """One card to build in a worker; everything in it pickles.
 
-    With ``deferred`` the card may be a factor card, ``pooled`` holds its raw pool-gate
-    results and the worker materialises it, justifies them and decides on reuse (``force``);
-    otherwise the parent has done all three and ``key`` is the build key.
+    For :func:`run_deferred` (a parallel build) the card may be a factor card, ``pooled``
+    holds its raw pool-gate results and the worker materialises it, justifies them and
+    decides on reuse (``force``); for :func:`run_task` the card is materialised and
+    ``pooled`` justified.
     """
 
     index: int
@@ -91,9 +92,7 @@ class Task:
     env: tuple[tuple[str, str], ...] = ()
     effects: EffectOptions | None = None
     table_format: str = "csv"
-    deferred: bool = False
     force: bool = False
-    key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +154,7 @@ def run_deferred(task: Task) -> Done:
     if again is not None:
         return Done(again, key, True)
     full = Task(task.index, loaded, task.res, task.out, task.overrides, task.gates, pooled,
-                task.env, task.effects, task.table_format, key=key)
+                task.env, task.effects, task.table_format)
     return Done(run_task(full), key)
 
 
@@ -355,7 +354,7 @@ def _deferred(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
             continue
         tasks.append(Task(i, loaded[res.path], res, out, overrides, gates,
                           tuple(pooled.get(res.path, [])), env, effects, table_format,
-                          deferred=True, force=force))
+                          force=force))
     return tasks
 
 
