@@ -10,7 +10,9 @@ configuration stays a small factor card (``parse_all(defer=True)``) and the work
 rest, in two rounds. Round one (only when the gates run) materialises and compiles each
 card and sends back a compact :class:`scmspec.build.pool.PoolSummary`; the parent runs the
 pool gates over those. Round two ships each card as a :class:`Task` (the factor card, its
-raw pool-gate results, options); the worker materialises it again, applies the card's
+raw pool-gate results, options); the worker loads the card round one drew (pickled to a
+scratch folder in the output folder, removed at the end of the run) or, without gates,
+materialises it, applies the card's
 justifications, computes its build key, reuses its previous outputs when the key matches
 and otherwise compiles, samples, gates and writes it (a compiled card holds lambdified
 functions that do not pickle). Tasks are submitted a few per worker at a time and each
@@ -28,6 +30,8 @@ from __future__ import annotations
 import errno
 import multiprocessing as mp
 import os
+import pickle
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -53,11 +57,13 @@ from scmspec.build.outputs import (
     clean_temporaries,
     foreign_entries,
     remove_stale,
+    scratch_folder,
     write_manifest,
 )
 from scmspec.build.pool import PoolSummary, justified, raw_pool_gates
 from scmspec.build.write import build_one, manifest
 from scmspec.compiler.pipeline import CompiledCard, compile_card
+from scmspec.compiler.spec import Card
 from scmspec.effects.write import EffectOptions
 from scmspec.errors import Diagnostic, Span
 from scmspec.validators import GateResult
@@ -93,6 +99,7 @@ class Task:
     effects: EffectOptions | None = None
     table_format: str = "csv"
     force: bool = False
+    drawn: Path | None = None  # round one's materialised card (a parallel build with gates)
 
 
 @dataclass(frozen=True)
@@ -107,12 +114,17 @@ class Done:
 
 @dataclass(frozen=True)
 class SummaryTask:
-    """Round one of a parallel build with gates: materialise and compile one card."""
+    """Round one of a parallel build with gates: materialise and compile one card.
+
+    The materialised card is pickled to ``keep`` (a scratch file in the output folder, which
+    the workers share), so round two loads it instead of drawing the card again.
+    """
 
     index: int
     path: str
     loaded: LoadedCard
     env: tuple[tuple[str, str], ...] = ()
+    keep: Path | None = None
 
 
 @dataclass
@@ -131,16 +143,36 @@ def summarise(task: SummaryTask) -> tuple[int, PoolSummary | None]:
     with _environment(task.env):
         try:
             loaded = materialised(task.loaded, CardResult(task.path, ""))
-            return task.index, (None if loaded is None else
-                                PoolSummary.of(compile_card(loaded.card, loaded.source)))
+            if loaded is None:
+                return task.index, None
+            if task.keep is not None:
+                _save(task.keep, loaded.card)
+            return task.index, PoolSummary.of(compile_card(loaded.card, loaded.source))
         except Exception:  # noqa: BLE001 - round two compiles again and records the error
             return task.index, None
+
+
+def _save(path: Path, card: Card) -> None:
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(pickle.dumps(card, protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.replace(path)
+
+
+def _drawn(task: Task) -> LoadedCard | None:
+    """The card of ``task`` as round one drew it, if it kept it (else None)."""
+    if task.drawn is None:
+        return None
+    try:
+        card = pickle.loads(task.drawn.read_bytes())  # noqa: S301 - our own scratch file
+    except (OSError, pickle.UnpicklingError, EOFError):
+        return None
+    return LoadedCard(card, task.loaded.source) if isinstance(card, Card) else None
 
 
 def run_deferred(task: Task) -> Done:
     """Round two in a worker: materialise, justify, reuse if the key matches, else build."""
     with _environment(task.env):
-        loaded = materialised(task.loaded, task.res)
+        loaded = _drawn(task) or materialised(task.loaded, task.res)
         if loaded is None:
             return Done(task.res, None)
         try:
@@ -299,10 +331,11 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
             on_done(res)
 
     if runner is not None:
+        scratch = scratch_folder(out, "pool") if gates else None
         try:
-            pooled = _pool_gates_in_workers(runner, loaded, results) if gates else {}
+            pooled = _pool_gates_in_workers(runner, loaded, results, scratch) if gates else {}
             tasks = _deferred(report, loaded, out, overrides, gates, pooled, force, effects,
-                              table_format)
+                              table_format, scratch)
             del loaded, pooled  # the tasks hold the (small) factor cards now
             if on_total:
                 on_total(len(tasks))
@@ -310,6 +343,8 @@ def compile_cards(paths: Iterable[str | Path], out: Path, overrides: ProtocolOve
                        lambda t, exc: Done(_lost(t, exc), None))
         finally:
             runner.close()
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
     else:
         compiled = compile_pool(loaded)
         tasks, keys = _plan(report, loaded, out, overrides, gates,
@@ -328,10 +363,11 @@ def _env() -> tuple[tuple[str, str], ...]:
 
 
 def _pool_gates_in_workers(runner: _Runner, loaded: dict[str, LoadedCard],
-                           results: Sequence[CardResult]) -> dict[str, list[GateResult]]:
+                           results: Sequence[CardResult], scratch: Path | None
+                           ) -> dict[str, list[GateResult]]:
     """Round one: pool summaries from the workers, then the pool gates (raw), by path."""
     env = _env()
-    tasks = [SummaryTask(i, r.path, loaded[r.path], env)
+    tasks = [SummaryTask(i, r.path, loaded[r.path], env, _kept(scratch, i, loaded[r.path]))
              for i, r in enumerate(results) if r.path in loaded]
     got: dict[int, PoolSummary] = {}
 
@@ -343,9 +379,18 @@ def _pool_gates_in_workers(runner: _Runner, loaded: dict[str, LoadedCard],
     return raw_pool_gates({results[i].path: got[i] for i in sorted(got)})
 
 
+def _kept(scratch: Path | None, index: int, loaded: LoadedCard) -> Path | None:
+    """Where round one keeps a card it materialised (only factor cards are worth it)."""
+    spec = loaded.card.synthetic
+    if scratch is None or spec is None or loaded.card.variables:
+        return None
+    return scratch / f"{index}.pickle"
+
+
 def _deferred(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
               overrides: ProtocolOverrides, gates: bool, pooled: dict[str, list[GateResult]],
-              force: bool, effects: EffectOptions | None, table_format: str) -> list[Task]:
+              force: bool, effects: EffectOptions | None, table_format: str,
+              scratch: Path | None) -> list[Task]:
     env, tasks = _env(), []
     for i, res in enumerate(report.results):
         if res.path not in loaded:
@@ -354,7 +399,7 @@ def _deferred(report: BuildReport, loaded: dict[str, LoadedCard], out: Path,
             continue
         tasks.append(Task(i, loaded[res.path], res, out, overrides, gates,
                           tuple(pooled.get(res.path, [])), env, effects, table_format,
-                          force=force))
+                          force=force, drawn=_kept(scratch, i, loaded[res.path])))
     return tasks
 
 
