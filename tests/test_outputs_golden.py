@@ -45,3 +45,12 @@ def test_outputs_match_the_recorded_hashes(name: str, tmp_path: Path,
     assert sorted(got) == sorted(recorded[name])
     changed = [f for f in got if got[f] != recorded[name][f]]
     assert changed == []
+
+
+@pytest.mark.slow
+def test_workers_write_the_recorded_bytes(tmp_path: Path) -> None:
+    """With workers the parent ships grid configurations unmaterialised and runs the pool
+    gates on the workers' summaries: the files must not move a byte."""
+    got = _compile(CASES["synthetic"], tmp_path / "synthetic", "--workers", "2")
+    recorded = json.loads((HERE / "hashes.json").read_text())["synthetic"]
+    assert got == recorded

@@ -119,13 +119,16 @@ class CardResult:
         return doc
 
 
-def parse_all(files: Sequence[CardFile | Path], select: str | None = None
-              ) -> tuple[list[CardResult], dict[str, LoadedCard]]:
+def parse_all(files: Sequence[CardFile | Path], select: str | None = None,
+              defer: bool = False) -> tuple[list[CardResult], dict[str, LoadedCard]]:
     """Parse every card; a duplicate id fails the later card (in path order).
 
     A synthetic grid card holds many cards (``path#id``; ``select`` picks a slice, see
     docs/synthetic.md) and a synthetic factor card is materialised on the way. A file
     that may not be read (a link out of its folder, a FIFO, too big) fails on its own.
+    With ``defer`` a grid configuration is *not* materialised: its card is the factor
+    card, which a worker materialises (:func:`materialised`); a parallel build does
+    this so the parent does not draw every card alone.
     """
     results: list[CardResult] = []
     loaded: dict[str, LoadedCard] = {}
@@ -135,7 +138,8 @@ def parse_all(files: Sequence[CardFile | Path], select: str | None = None
                          record=file.record + suffix, relocation=(file.display, file.record))
         results.append(res)
         try:
-            card, smap = parse()
+            factor = synthetic_hooks.factor_card(parse) if defer else None
+            card, smap = factor or parse()
         except CardError as exc:
             res.diagnostics = list(exc.diagnostics)
             res.source_lines = _lines(raw)
@@ -155,6 +159,24 @@ def parse_all(files: Sequence[CardFile | Path], select: str | None = None
         first[card.id] = res.path
         loaded[res.path] = LoadedCard(card, smap)
     return results, loaded
+
+
+def materialised(loaded: LoadedCard, res: CardResult) -> LoadedCard | None:
+    """``loaded`` with its factor card materialised (see ``parse_all(defer=True)``).
+
+    A card that cannot be materialised ends as it would have in :func:`parse_all`: failed
+    with its diagnostics and no id (returns None).
+    """
+    try:
+        card = synthetic_hooks.materialise(loaded.card, loaded.source)
+    except CardError as exc:
+        res.diagnostics, res.id = list(exc.diagnostics), None
+        return None
+    except Exception as exc:  # noqa: BLE001 - one card's bug must not stop the others
+        record_internal(res, exc)
+        res.id = None
+        return None
+    return loaded if card is loaded.card else LoadedCard(card, loaded.source)
 
 
 def _parse_steps(files: Sequence[CardFile | Path], select: str | None

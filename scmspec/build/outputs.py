@@ -136,6 +136,11 @@ def _temp_prefix(kind: str, name: str) -> str:
     return f"{kind}{socket.gethostname()}-{os.getpid()}-{name}-"
 
 
+def scratch_folder(out: Path, name: str) -> Path:
+    """A new hidden scratch folder in ``out`` that a later run removes if this one crashes."""
+    return Path(tempfile.mkdtemp(prefix=_temp_prefix(".tmp-", name), dir=out))
+
+
 def replace_folder(src: Path, final: Path) -> None:
     """Swap ``src`` into ``final``; the old content is removed only after the swap."""
     if final.exists():

@@ -4,6 +4,8 @@
 
 - :func:`parsers`: one parse step per card a file holds (a grid card expands into many
   synthetic cards, each materialised lazily; a factor card is materialised);
+  :func:`factor_card` gives a grid configuration's step's card *before* materialisation,
+  so a parallel build can ship it to a worker, which calls :func:`materialise`;
 - :func:`redraw`: after gating, a synthetic card whose sampled data fail a data gate is
   redrawn with the next parameter attempt (deterministic, at most ``MAX_SCM_ATTEMPTS``);
   when every attempt fails the card is reported failed with a diagnostic (SCM706);
@@ -62,11 +64,32 @@ def parsers(path: Path, raw: bytes, name: str, select: str | None = None
         yield f"#{card.id}", _materialiser(card, smap)
 
 
-def _materialiser(card: Card, smap: SourceMap) -> Parse:
+class _Materialiser:
     """The parse step of one grid configuration: materialise it when the build asks."""
-    def parse() -> tuple[Card, SourceMap]:
-        return materialize(card, smap), smap
-    return parse
+
+    def __init__(self, card: Card, smap: SourceMap) -> None:
+        self.card, self.smap = card, smap
+
+    def __call__(self) -> tuple[Card, SourceMap]:
+        return materialize(self.card, self.smap), self.smap
+
+
+def _materialiser(card: Card, smap: SourceMap) -> Parse:
+    return _Materialiser(card, smap)
+
+
+def factor_card(parse: Parse) -> tuple[Card, SourceMap] | None:
+    """The not yet materialised card of a grid configuration's parse step, else None.
+
+    Its id is the materialised card's id; :func:`materialise` draws the rest (graph,
+    mechanisms, pilot data), which is most of a grid card's parse time.
+    """
+    return (parse.card, parse.smap) if isinstance(parse, _Materialiser) else None
+
+
+def materialise(card: Card, smap: SourceMap) -> Card:
+    """The fully specified card of a factor card; any other card is returned as it is."""
+    return materialize(card, smap)
 
 
 def _raise(exc: Exception) -> tuple[Card, SourceMap]:
