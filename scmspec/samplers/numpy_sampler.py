@@ -147,10 +147,12 @@ def _clean_rows(n: int, assigned: Mapping[str, Array], forced: Mapping[str, Hand
 
 def _natural(step: Step, cols: Mapping[str, Array], n: int, rng: np.random.Generator,
              uniforms: Mapping[str, Array], out: Array) -> None:
-    """The variable's natural value (see :func:`_natural_codes`), level codes turned into
-    the levels' values for a variable whose levels carry values (or a code base)."""
+    """The variable's natural value (see :func:`_natural_codes`). A root's draw is a level
+    index 0..k-1, turned here into the level's value for a variable whose levels carry
+    values (or a code base); an equation already yields values, since a level name in it
+    reads as the level's value (a stray index is then SCM604, see :func:`check_values`)."""
     _natural_codes(step, cols, n, rng, uniforms, out)
-    if step.level_values is not None and step.constant is None:
+    if step.level_values is not None and step.root is not None:
         to_level_values(step.level_values, out)
 
 

@@ -66,7 +66,7 @@ def natural_rows(plan: Plan, n: int, streams: Streams, rows: Rows) -> Array:
         draws = step.root is not None or step.sites or type(step.noise) is not NoNoise
         rng = streams.generator(step.name) if draws and step.constant is None else None
         _natural_on(step, cols, n, rng, uniforms, rows, scratch, x)
-        if step.level_values is not None and step.constant is None:
+        if step.level_values is not None and step.root is not None:  # roots draw indices
             to_level_values(step.level_values, x)
         cols[step.name] = x
     return table

@@ -347,3 +347,21 @@ def test_levels_with_values_put_the_values_in_the_column() -> None:
 def test_level_values_are_checked(old: str, new: str, message: str) -> None:
     with pytest.raises(CardError, match=message):
         scmspec.compile_text(VALUED.replace(old, new))
+
+
+def test_a_rule_over_base_one_codes_writes_its_codes() -> None:
+    """An ordinal with ``base: 1`` computed by a rule: the equation yields the codes 1..3
+    themselves (only a root's draw is an index to map). Before the fix the codes were read
+    as indices, so 3 became NaN and 1, 2 were shifted."""
+    scm = compile_card({
+        "x": {"meaning": "score", "distribution": {"kind": "normal"}},
+        "grade": {"meaning": "grade", "kind": "ordinal", "levels": ["low", "mid", "high"],
+                  "base": 1, "equation": "where(x < -0.5, 1, where(x < 0.5, 2, 3))"},
+        "tier": {"meaning": "tier", "kind": "ordinal", "levels": ["a", "b"], "base": 1,
+                 "distribution": {"kind": "categorical", "probs": [0.5, 0.5]}}},
+        [("x", "grade")])
+    df = scm.sample(3000, seed=3)
+    x = df["x"].to_numpy()
+    expected = np.where(x < -0.5, 1.0, np.where(x < 0.5, 2.0, 3.0))
+    np.testing.assert_array_equal(df["grade"].to_numpy(dtype=float), expected)
+    assert set(df["tier"].astype(float)) == {1.0, 2.0}
