@@ -19,7 +19,10 @@ from tests.benchmark.conftest import OVERRIDES, Pool, copy_pool
 
 pytestmark = pytest.mark.slow  # compiles the small benchmark once (about 20 s here)
 runner = CliRunner()
-DATA_FILES = {"obs.csv", "obsint.csv", "obsint_mask.csv", "obsint_records.csv"}
+# what a reserved SCM may show: its tables, masks, records and (observed_if cards) which
+# cells were not recorded; never a graph, spec or metadata
+DATA_FILES = {"obs.csv", "obsint.csv", "obsint_mask.csv", "obsint_records.csv",
+              "obs_missing.csv", "obsint_missing.csv"}
 
 
 def release(pool: Pool, out: Path, **options: object) -> dict:
