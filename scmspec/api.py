@@ -97,8 +97,31 @@ def load_spec(path: str | Path) -> SCM:
     order = doc.get("resolved", {}).get("variables")
     if order and set(order) == set(card_json.get("variables", {})):
         card_json = {**card_json, "variables": {v: card_json["variables"][v] for v in order}}
+    if card_json.get("let"):  # a let may use the lets written before it: restore an order
+        card_json = {**card_json, "let": _lets_in_use_order(card_json["let"])}
     card = Card.model_validate(card_json)
     return compile(card)
+
+
+def _lets_in_use_order(lets: dict[str, Any]) -> dict[str, Any]:
+    """The lets of a sorted-keys ``spec.json`` with each after the lets it names (the card
+    was written that way; any such order substitutes to the same expressions). A cycle
+    keeps the given order, so resolve reports it as for a card.
+
+    Example:
+        >>> list(_lets_in_use_order({"a": {"equation": "b * 2"}, "b": {"equation": "x"}}))
+        ['b', 'a']
+    """
+    import graphlib
+    import re
+
+    uses = {name: sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(spec.get("equation", ""))))
+                         & (set(lets) - {name})) for name, spec in lets.items()}
+    try:
+        order = list(graphlib.TopologicalSorter(uses).static_order())
+    except graphlib.CycleError:
+        return lets
+    return {name: lets[name] for name in order}
 
 
 def spec_document(scm: SCM, protocol: dict[str, Any] | None = None) -> dict[str, Any]:
