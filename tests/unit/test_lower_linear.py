@@ -125,3 +125,37 @@ def test_every_shipped_linear_equation_computes_the_same_bits() -> None:
                 assert fast(*arrays).tobytes() == slow(*arrays).tobytes(), (path.name, name)
             assert compiled.plan.step(name).evaluate is not slow
     assert seen >= 15  # 17 when this was written
+
+
+def test_linear_parsing_builds_the_objects_sympy_builds() -> None:
+    """``scaled``/``negated``/``summed`` (the parser's shortcuts for weighted names) give
+    the very expressions sympy's arithmetic gives: same structure, hash and printing."""
+    from scmspec.compiler import expressions as ex
+
+    def by_sympy(text: str) -> sp.Basic:
+        saved = ex.scaled, ex.negated, ex.summed
+        ex.scaled, ex.negated = (lambda a, b: a * b), (lambda v: -v)
+        ex.summed = lambda values: sp.Add(*values)
+        try:
+            return parse_equation(text).expr
+        finally:
+            ex.scaled, ex.negated, ex.summed = saved
+
+    rng = np.random.default_rng(1)
+    forms = ["-x", "x - x", "-(-x)", "x + 1 - 1", "-1.0*x", "2*x - 2*x + y", "0.0*x + y",
+             "x*y + 2*x", "exp(x) - 1.5*x"]
+    for _ in range(1500):
+        parts = []
+        for name in (f"v{i}" for i in rng.integers(0, 12, int(rng.integers(1, 6)))):
+            c = rng.choice([repr(float(rng.normal() * 10.0 ** rng.integers(-8, 8))),
+                            str(int(rng.integers(-3, 4))), "1.0", "-1.0", "0.0", "2/7"])
+            parts.append(str(rng.choice([f"{c} * {name}", f"{name} * {c}", name, f"-{name}",
+                                         f"-({c} * {name})"])))
+        if rng.random() < 0.5:
+            parts.append(str(rng.choice([repr(float(rng.normal())), "0", "0.0", "3", "-2"])))
+        forms.append(parts[0] + "".join(str(rng.choice([" + ", " - "])) + p
+                                        for p in parts[1:]))
+    for text in forms:
+        fast, slow = parse_equation(text).expr, by_sympy(text)
+        assert sp.srepr(fast) == sp.srepr(slow) and fast == slow, text
+        assert hash(fast) == hash(slow) and str(fast) == str(slow), text
