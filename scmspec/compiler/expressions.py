@@ -153,8 +153,9 @@ class _Builder:
                             "use arithmetic, comparisons, parent names, constants and "
                             f"whitelisted functions ({', '.join(_FIRST_FUNCTIONS)}, ...)")
         value = method(node, depth + 1)
-        if isinstance(node, (ast.Name, ast.Constant)) or _symbolic_linear(value):
-            return value  # a name, a checked literal, or a sum of them: nothing to check
+        if isinstance(node, (ast.Name, ast.Constant)) or _finite_number(value) \
+                or _symbolic_linear(value):
+            return value  # a name, a finite number, or a sum of them: nothing to check
         problem = constant_issue(value)
         if problem is not None:
             # Checked node by node, so the caret marks the smallest part that is wrong and
@@ -515,6 +516,14 @@ def summed(values: list[Any]) -> Any:
         return sp.Add(*values)
     _addsort(terms)
     return sp.Add._from_args(numbers + terms) if len(numbers) + len(terms) > 1 else terms[0]
+
+
+def _finite_number(value: Any) -> bool:
+    """A rational, or a float that is finite (``-1.5``): real and within float64, so
+    :func:`constant_issue` would pass it; its check (assumption queries) is skipped."""
+    if isinstance(value, sp.Rational):  # |p / q| < 2**1000: far within float64
+        return int(value.p).bit_length() < 1000 and int(value.q).bit_length() < 1000
+    return isinstance(value, sp.Float) and math.isfinite(float(value))
 
 
 def _symbolic_linear(value: Any) -> bool:
