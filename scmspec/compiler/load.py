@@ -227,7 +227,7 @@ class _Walker:
     def span(self, node: Node) -> Span:
         m = node.start_mark
         end = node.end_mark.column + 1 if node.end_mark.line == m.line else None
-        return Span(self.name, m.line + 1, m.column + 1, end)
+        return Span.made(self.name, m.line + 1, m.column + 1, end)
 
     def build(self, node: Node, loc: Loc, depth: int) -> Any:
         self.count += 1
