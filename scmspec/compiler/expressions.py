@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from mpmath.libmp import from_float
 
 from scmspec.compiler.kinds.functions import ALIASES, FUNCTIONS, PIECEWISE_ALIAS, check_draw
 from scmspec.compiler.numbers import constant_issue
@@ -195,7 +196,7 @@ class _Builder:
         if not math.isfinite(value):
             raise self.fail(node, "the number is not finite (beyond about 1e308)",
                             "write a finite number")
-        return sp.Float(value)
+        return float_number(value)
 
     def _Name(self, node: ast.Name, depth: int) -> Any:
         name = node.id
@@ -208,7 +209,7 @@ class _Builder:
         if name in FUNCTIONS or name in ALIASES or name == PIECEWISE_ALIAS:
             raise self.fail(node, f"{name!r} is a function", f"call it: {name}(...)")
         self.names.add(name)
-        return sp.Symbol(name, real=True)
+        return symbol(name)
 
     def _UnaryOp(self, node: ast.UnaryOp, depth: int) -> Any:
         operand = self.build(node.operand, depth)
@@ -441,6 +442,34 @@ class _Builder:
         if problem is not None:
             raise self.fail(node, f"{self.text(node)!r} draws with {problem[0]}",
                             f"{name}() needs {problem[1]}")
+
+
+_SYMBOLS: dict[str, sp.Symbol] = {}
+
+
+def symbol(name: str) -> sp.Symbol:
+    """``Symbol(name, real=True)``, kept per name (sympy's own cache is small and shared
+    with every expression it builds, so a card's names were made again and again)."""
+    found = _SYMBOLS.get(name)
+    if found is None:
+        if len(_SYMBOLS) > 100_000:  # bounded: a long run over many cards' names
+            _SYMBOLS.clear()
+        found = _SYMBOLS[name] = sp.Symbol(name, real=True)
+    return found
+
+
+def float_number(value: float) -> sp.Float:
+    """``sp.Float(value)`` of a finite Python float: its 53-bit value, made directly from
+    the float's bits (the same object: ``_mpf_``, precision, hash and printing), without
+    ``Float``'s parsing of every kind of input. Zero goes through ``sp.Float``.
+
+    Example:
+        >>> float_number(-1.019) == sp.Float(-1.019), sp.srepr(float_number(0.5))
+        (True, "Float('0.5', precision=53)")
+    """
+    if value == 0.0 or not math.isfinite(value):
+        return sp.Float(value)
+    return sp.Float._new(from_float(value, 53, "n"), 53)  # type: ignore[attr-defined]
 
 
 def scaled(left: Any, right: Any) -> Any:

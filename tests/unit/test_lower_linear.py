@@ -159,3 +159,15 @@ def test_linear_parsing_builds_the_objects_sympy_builds() -> None:
         fast, slow = parse_equation(text).expr, by_sympy(text)
         assert sp.srepr(fast) == sp.srepr(slow) and fast == slow, text
         assert hash(fast) == hash(slow) and str(fast) == str(slow), text
+
+
+def test_parsed_floats_and_names_are_sympys() -> None:
+    from scmspec.compiler.expressions import float_number, symbol
+
+    rng = np.random.default_rng(3)
+    values = [float(v) for v in rng.normal(size=2000) * 10.0 ** rng.integers(-300, 300, 2000)]
+    for v in values + [1.0, -1.0, 0.0, -0.0, 5e-324, -5e-324, 1.7e308, 2.2250738585072014e-308]:
+        made, want = float_number(v), sp.Float(v)
+        assert type(made) is type(want) and sp.srepr(made) == sp.srepr(want), v
+        assert made == want and hash(made) == hash(want) and str(made) == str(want), v
+    assert symbol("x") == sp.Symbol("x", real=True) and symbol("x") is symbol("x")
