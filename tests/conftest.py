@@ -12,7 +12,11 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
+from scmspec.kernels import choose_kernels
+
+choose_kernels()  # before a test module imports numpy: the kernels the command line uses
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CARDS = ROOT / "cards"
