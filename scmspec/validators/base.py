@@ -39,6 +39,9 @@ __all__ = ["GATES", "POOL_GATES", "REPORT_ORDER", "GateContext", "GateResult", "
            "Severity", "Status", "count_assignment", "justify", "make_result", "reachability"]
 
 
+STATISTIC_DIGITS = 12
+
+
 @dataclass(frozen=True)
 class GateResult:
     """The outcome of one gate on one card."""
@@ -58,10 +61,14 @@ class GateResult:
         return self.status == "fail" and self.severity == "blocking"
 
     def to_json(self, card: str) -> dict[str, Any]:
+        """The gates.json entry. The statistic is written to ``STATISTIC_DIGITS`` significant
+        digits: a correlation summed by the CPU's BLAS kernels (SkylakeX or Haswell) differs
+        in its last bit between machines, and gates.json must not."""
+        stat = None if self.statistic is None else float(f"{self.statistic:.{STATISTIC_DIGITS}g}")
         return {
             "card": card, "gate": self.gate, "status": self.status, "severity": self.severity,
             "detail": self.detail, "location": str(self.location) if self.location else None,
-            "variables": list(self.variables), "statistic": self.statistic,
+            "variables": list(self.variables), "statistic": stat,
             "threshold": self.threshold, "justification": self.justification,
         }
 
