@@ -34,7 +34,11 @@ from scmspec.validators.thresholds import (
     NEAR_COPY_SEMANTIC,
     NEAR_COPY_SYNTHETIC,
     RANGE_SLACK,
-    TAIL_BLOCK_ROWS,
+    TAIL_BLOCK_SHARE,
+    TAIL_NOISE_ROWS,
+    TAIL_PILOT_ROWS,
+    TAIL_PROOF_RATE,
+    TAIL_RATE,
 )
 
 Array = np.ndarray
@@ -201,22 +205,52 @@ def _clip_binding(ctx: GateContext) -> list[tuple[str, float, str, float]]:
 
 
 def _tail(ctx: GateContext, ranged: Ranged, released_bad: set[str]) -> Iterator[GateResult]:
-    """Ranged variables that leave their range on the tail pilot (not on released rows)."""
+    """Ranged variables whose share of natural rows outside the range is not ~0 (tail check).
+
+    The share is proved below TAIL_PROOF_RATE, exact (a root), averaged from the noise
+    law on sampled parents, or counted on sampled rows (``pilot.tail_pilot``). It blocks
+    from TAIL_BLOCK_SHARE and warns below; a variable already failing on the released
+    rows is not reported again.
+    """
     pilot = tail_pilot(ctx, ranged)
     for j, (name, (lo_j, hi_j)) in enumerate(ranged):
-        k = int(pilot.outside[j])
-        if not k or name in released_bad:
+        share, how = float(pilot.share[j]), pilot.method[j]
+        if how in ("proved", "skipped") or share <= 0 or name in released_bad:
             continue
         lo_x, hi_x = float(pilot.low[j]), float(pilot.high[j])
         extreme = lo_x if lo_x < lo_j else hi_x
-        status: Status = "fail" if k >= TAIL_BLOCK_ROWS else "warn"
+        n = int(pilot.rows[j])
+        source = {
+            "exact": "exact, from its distribution's quantiles; value at quantile "
+                     f"{TAIL_PROOF_RATE:g}: {extreme:.6g}",
+            "noise": f"the mean over {n} pilot rows of the probability that its noise puts "
+                     f"it outside given its sampled parents, se {float(pilot.se[j]):.2g}; "
+                     f"extreme value seen {extreme:.6g}",
+            "rows": f"{round(share * n)} of {n} pilot rows outside; extreme value "
+                    f"{extreme:.6g}",
+        }[how]
+        status: Status = "fail" if share >= TAIL_BLOCK_SHARE else "warn"
         yield make_result("ranges", status, f"{name!r} leaves its declared range [{lo_j:g}, "
-                          f"{hi_j:g}] on the tail pilot: {k} of {pilot.rows} rows "
-                          f"({k / pilot.rows:.2g} of rows; extreme value {extreme:.6g}; "
-                          f"blocks from {TAIL_BLOCK_ROWS} rows); the released rows miss it, a "
+                          f"{hi_j:g}] on a share {share:.2g} of natural rows ({source}; "
+                          f"blocks from {TAIL_BLOCK_SHARE:g}); the released rows miss it, a "
                           "pool of datasets will not: fix the equation or distribution so "
                           "the tails stay physical, or declare the range the model implies",
-                          ctx.where("variables", name, "range"), (name,), k / pilot.rows, 0)
+                          ctx.where("variables", name, "range"), (name,), share, 0)
+
+
+def _tail_summary(ctx: GateContext, ranged: Ranged) -> str:
+    """How the tail check settled the ranges, for the pass detail."""
+    tail = tail_pilot(ctx, ranged)
+    if tail.skipped or not ranged:
+        return ""
+    counts = {m: tail.method.count(m) for m in ("proved", "exact", "noise", "rows")}
+    parts = [f"{counts['proved']} proved by interval bounds (share < {TAIL_PROOF_RATE:g})",
+             f"{counts['exact']} roots exact"]
+    if counts["noise"]:
+        parts.append(f"{counts['noise']} from their noise law on {TAIL_NOISE_ROWS} pilot rows")
+    if counts["rows"]:
+        parts.append(f"{counts['rows']} counted on {TAIL_PILOT_ROWS} pilot rows")
+    return f"; tail check ({TAIL_RATE:g} of rows must block): " + ", ".join(parts)
 
 
 @GATES.register("ranges")
@@ -273,9 +307,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
                               "declare `boundary:` if saturation is the real mechanism",
                               ctx.where("variables", v, "equation"), (v,), share, 0)
     if ok:
-        tail = tail_pilot(ctx, ranged) if ctx.replicates else None
-        where = (f" and on a tail pilot of {tail.rows} rows" if tail is not None and tail.rows
-                 else "")
+        where = _tail_summary(ctx, ranged) if ctx.replicates else ""
         clips = "; ".join(f"{v} {what} {b:g} " + (f"binds on {sh:.1%}" if sh else "never binds")
                           for v, b, what, sh in binding)
         yield make_result("ranges", "pass" if ranged or binding else "skip",
