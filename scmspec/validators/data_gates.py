@@ -126,13 +126,118 @@ def numeric_equation(ctx: GateContext, name: str) -> sp.Basic:
 Ranged = list[tuple[str, tuple[float, float]]]
 
 
-def _outside(x: Array, ranged: Ranged) -> Array:
-    """(variables, rows) bool: beyond the declared bounds by more than RANGE_SLACK."""
+def _limits(ranged: Ranged) -> tuple[Array, Array]:
+    """(low, high) per ranged variable, widened by the relative slack RANGE_SLACK."""
     lo = np.array([float(r[0]) for _, r in ranged])
     hi = np.array([float(r[1]) for _, r in ranged])
     slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
-    out: Array = (x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None])
+    return lo - slack, hi + slack
+
+
+def _outside(x: Array, ranged: Ranged, limits: tuple[Array, Array] | None = None) -> Array:
+    """(variables, rows) bool: beyond the declared bounds by more than RANGE_SLACK."""
+    lo, hi = limits if limits is not None else _limits(ranged)
+    out: Array = (x < lo[:, None]) | (x > hi[:, None])
     return out
+
+
+def _table_rows(columns: dict[str, Array], names: list[str]) -> tuple[Array, Array] | None:
+    """(table, row of each name) when the columns are rows of one sampled table, else None.
+
+    The sampler writes variable i of its columns (plan order) to row i of one
+    (variables, rows) table; reading the table directly saves a stack per call.
+    """
+    cols = [columns[v] for v in names]
+    base = cols[0].base if cols else None
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == np.float64
+            and base.shape[0] == len(columns) and all(c.base is base for c in cols)):
+        return None
+    position = {k: i for i, k in enumerate(columns)}
+    idx = np.array([position[v] for v in names], dtype=np.intp)
+    for j in {0, len(cols) - 1}:
+        if (base[idx[j]].__array_interface__["data"][0]
+                != cols[j].__array_interface__["data"][0]):
+            return None
+    return base, idx
+
+
+def _extremes(columns: dict[str, Array], names: list[str]) -> tuple[Array, Array]:
+    """Per name, (min, max) of its column (NaN propagates): one reduction over the table."""
+    found = _table_rows(columns, names)
+    if found is not None:
+        base, idx = found
+        return base.min(axis=1)[idx], base.max(axis=1)[idx]
+    cols = [columns[v] for v in names]
+    return (np.array([c.min() if c.size else np.inf for c in cols]),
+            np.array([c.max() if c.size else -np.inf for c in cols]))
+
+
+def _leaving(ctx: GateContext, ranged: Ranged) -> tuple[Array, Array]:
+    """(obs, obs+int) bool per ranged variable: some row of the split (any replicate),
+    intervened rows included, is outside the range or NaN. Cached.
+
+    The obs split's extremes are the context's shared ``observed_extremes`` (when every
+    ranged variable is observed); each other split's one min and one max over its
+    sampled table (the ranged rows located once: every split has the plan's order).
+    """
+    def compute() -> tuple[Array, Array]:
+        names = [v for v, _ in ranged]
+        lo, hi = _limits(ranged)
+        flags = [np.zeros(len(ranged), dtype=bool), np.zeros(len(ranged), dtype=bool)]
+        rows: Array | None = None
+        observed = {v: i for i, v in enumerate(ctx.observed_obs[0])}
+        shared = all(v in observed for v in names)  # the obs split: the shared extremes
+        with np.errstate(invalid="ignore"):
+            if shared:
+                at = np.array([observed[v] for v in names], dtype=np.intp)
+                low, high = ctx.observed_extremes
+                flags[0] |= ~((low[at] >= lo) & (high[at] <= hi))
+            for rep in ctx.replicates:
+                for sample in (rep.obsint,) if shared else (rep.obs, rep.obsint):
+                    k = 1 if sample is rep.obsint else 0
+                    base = next(iter(sample.columns.values())).base
+                    if rows is None or not _same_table(sample.columns, names, base, rows):
+                        found = _table_rows(sample.columns, names)
+                        rows = None if found is None else found[1]
+                    if rows is not None and isinstance(base, np.ndarray):
+                        low, high = base.min(axis=1)[rows], base.max(axis=1)[rows]
+                    else:
+                        low, high = _extremes(sample.columns, names)
+                    flags[k] |= ~((low >= lo) & (high <= hi))
+        return flags[0], flags[1]
+
+    return ctx.cached("ranges_leaving", compute)
+
+
+def _same_table(columns: dict[str, Array], names: list[str], base: object, rows: Array) -> bool:
+    """Whether the first and last ranged columns are still rows ``rows`` of ``base``."""
+    if not isinstance(base, np.ndarray) or base.ndim != 2 or any(
+            columns[v].base is not base for v in names):
+        return False
+    for j in {0, len(names) - 1}:
+        col = columns[names[j]]
+        if col.base is not base or (base[rows[j]].__array_interface__["data"][0]
+                                    != col.__array_interface__["data"][0]):
+            return False
+    return True
+
+
+def _natural_outside(ctx: GateContext, ranged: Ranged) -> Array:
+    """Per ranged variable, natural values outside its range (slack RANGE_SLACK).
+
+    Each split's extremes come from one reduction over its sampled table; only a
+    variable whose extremes leave the range (on any row, intervened rows included, or
+    NaN) is counted exactly on its natural rows.
+    """
+    outside = np.zeros(len(ranged), dtype=np.intp)
+    if not ranged or not ctx.replicates:
+        return outside
+    names = [v for v, _ in ranged]
+    obs, obsint = _leaving(ctx, ranged)
+    for j in np.flatnonzero(obs | obsint):
+        x = natural_rows(ctx, names[j])[None, :]
+        outside[j] = int(np.count_nonzero(_outside(x, [ranged[j]])))
+    return outside
 
 
 def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateResult]:
@@ -144,16 +249,22 @@ def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateR
     """
     if not ranged or not ctx.replicates:
         return
+    ranged = [r for r, flag in zip(ranged, _leaving(ctx, ranged)[1]) if flag]
+    if not ranged:  # no row of obs+int outside: no intervened row either
+        return
     count, rows = np.zeros(len(ranged), dtype=np.intp), 0
     low, high = np.full(len(ranged), np.inf), np.full(len(ranged), -np.inf)
     blamed: list[set[str]] = [set() for _ in ranged]
+    limits, names = _limits(ranged), [v for v, _ in ranged]
     for rep in ctx.replicates:
         s = rep.obsint
         hit = np.flatnonzero(s.assigned.any(axis=1))
         if not hit.size:
             continue
-        x = np.stack([s.columns[v][hit] for v, _ in ranged])
-        out = _outside(x, ranged)
+        found = _table_rows(s.columns, names)
+        x = (found[0][np.ix_(found[1], hit)] if found is not None
+             else np.stack([s.columns[v][hit] for v in names]))
+        out = _outside(x, ranged, limits)
         rows += hit.size
         if not out.any():
             continue
@@ -215,8 +326,8 @@ def _tail(ctx: GateContext, ranged: Ranged, released_bad: set[str]) -> Iterator[
     pilot = tail_pilot(ctx, ranged)
     for j, (name, (lo_j, hi_j)) in enumerate(ranged):
         share, how = float(pilot.share[j]), pilot.method[j]
-        if how in ("proved", "skipped") or share <= 0 or name in released_bad:
-            continue
+        if how in ("proved", "skipped") or share < TAIL_PROOF_RATE or name in released_bad:
+            continue  # below the proof rate: as good as proved
         lo_x, hi_x = float(pilot.low[j]), float(pilot.high[j])
         extreme = lo_x if lo_x < lo_j else hi_x
         n = int(pilot.rows[j])
@@ -265,10 +376,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
     """
     card = ctx.compiled.card
     ranged = [(v, spec.range) for v, spec in card.variables.items() if spec.range is not None]
-    outside = np.zeros(len(ranged), dtype=np.intp)
-    if ranged and ctx.replicates:
-        x = natural_matrix(ctx, [v for v, _ in ranged])
-        outside = np.count_nonzero(_outside(x, ranged), axis=1)
+    outside = _natural_outside(ctx, ranged)
     ok = True
     bad: set[str] = set()
     for res in _intervened_out_of_range(ctx, ranged):
@@ -458,13 +566,16 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
         yield make_result("boundary_mass", "skip", "no observed continuous variable")
         return
     exempt, declared, margin, judged = [], [], [], 0
-    for i in rows:
+    lowest, highest = ctx.observed_extremes
+    for i, lo_i, hi_i in zip(rows, lowest[rows].tolist(), highest[rows].tolist()):
         v = all_names[i]
         bounds = {float(b) for b in spec[v].range or ()}
         bounds |= {b for b in equation_clip(ctx, v) if b is not None}
         if not bounds:
             continue
         judged += 1
+        if lo_i == lo_i and not any(lo_i <= b <= hi_i for b in bounds):
+            continue  # no value sits at a bound (NaN extremes: count anyway)
         col = x[i]
         b, mass = max(((b, float(np.count_nonzero(col == b)) / n) for b in sorted(bounds)),
                       key=lambda kv: kv[1])

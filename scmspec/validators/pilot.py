@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import sympy as sp
 from scipy import special
 
 from scmspec.compiler.kinds.noise_base import ScaledNoise
@@ -121,13 +120,11 @@ def tail_bounds(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]])
     """The interval bounds of every variable (``tail_bound.interval_bounds``), cached."""
     def compute() -> Bounds:
         resolved = ctx.compiled.resolved
-        values = {sp.Symbol(k, real=True): sp.Float(c.value)
-                  for k, c in ctx.compiled.card.constants.items()}
-        eqs = {k: e.xreplace(values) for k, e in resolved.equations.items()}
-        scales = {k: e.xreplace(values) for k, (_, e) in resolved.noise_scales.items()}
+        constants = {k: float(c.value) for k, c in ctx.compiled.card.constants.items()}
+        scales = {k: e for k, (_, e) in resolved.noise_scales.items()}
         rngs = {v: (float(r[0]), float(r[1])) for v, r in ranged}
         plan = replace(ctx.compiled.plan, targets=())
-        return interval_bounds(plan, eqs, rngs, scales)
+        return interval_bounds(plan, dict(resolved.equations), rngs, scales, constants)
 
     return ctx.cached("tail_bounds", compute)
 

@@ -32,9 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sp
+from mpmath import libmp as mlib
 from scipy import special
 
 from scmspec.compiler.kinds.noise_base import NoiseBase, ScaledNoise
+from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
 from scmspec.registry import Registry
 from scmspec.validators.thresholds import SELECTION_FAIL, TAIL_PROOF_RATE
@@ -46,24 +48,20 @@ Env = dict[str, Interval]
 
 def hull(*values: float) -> Interval:
     """The smallest interval holding ``values``; the whole line if any is NaN."""
-    if any(math.isnan(v) for v in values):
+    if any(v != v for v in values):
         return FULL
     return min(values), max(values)
 
 
 def add(a: Interval, b: Interval) -> Interval:
-    return hull(a[0] + b[0], a[1] + b[1]) if not _opposed(a, b) else FULL
-
-
-def _opposed(a: Interval, b: Interval) -> bool:
-    # inf + (-inf): the sum is unbounded on both sides
-    return math.isinf(a[0]) and math.isinf(b[1]) or math.isinf(a[1]) and math.isinf(b[0])
+    lo, hi = a[0] + b[0], a[1] + b[1]
+    return FULL if lo != lo or hi != hi else (lo, hi)  # NaN: inf - inf
 
 
 def mul(a: Interval, b: Interval) -> Interval:
     """Product of two intervals (0 x inf counts as 0: the other corners carry the extent)."""
-    corners = [x * y if not (x == 0 or y == 0) else 0.0 for x in a for y in b]
-    return hull(*corners)
+    corners = [x * y if x and y else 0.0 for x in a for y in b]
+    return min(corners), max(corners)
 
 
 def reciprocal(a: Interval) -> Interval:
@@ -88,8 +86,7 @@ def decreasing(fn: Callable[[float], float]) -> Callable[..., Interval]:
 
 def _safe(fn: Callable[[float], float], x: float) -> float:
     try:
-        with np.errstate(all="ignore"):
-            y = float(fn(x))
+        y = float(fn(x))  # numpy warnings are silenced by interval_bounds
     except (OverflowError, ValueError, ZeroDivisionError):
         return math.nan if math.isnan(x) else (math.inf if x > 0 else -math.inf)
     return y
@@ -277,24 +274,29 @@ def sources_of(step: Step) -> int:
 
 def interval_bounds(plan: Plan, equations: dict[str, sp.Basic],
                     ranges: dict[str, Interval],
-                    scales: dict[str, sp.Basic] | None = None) -> Bounds:
+                    scales: dict[str, sp.Basic] | None = None,
+                    constants: dict[str, float] | None = None) -> Bounds:
     """Propagate intervals through ``plan`` (natural rows: no targets).
 
-    ``equations`` are the variables' sympy equations with constants substituted;
-    ``ranges`` the declared ranges, which cut a ranged parent's interval for its
-    children; ``scales`` the sympy scale of expression-scaled noise.
+    ``equations`` are the variables' sympy equations, ``constants`` the values of
+    the card's named constants they use; ``ranges`` the declared ranges, which cut a
+    ranged parent's interval for its children; ``scales`` the sympy scale of
+    expression-scaled noise.
     """
     sources = sum(sources_of(s) for s in plan.steps)
     delta = TAIL_PROOF_RATE / (2.0 * max(sources, 1))
     if plan.selection is not None:  # a selection keeps >= SELECTION_FAIL of the rows
         delta *= SELECTION_FAIL
     z = float(-special.ndtri(delta))
-    env: Env = {}
-    for step in plan.steps:
-        iv = _step_interval(step, env, equations.get(step.name), (scales or {}).get(step.name),
-                            z, delta)
-        env[step.name] = iv
-    return Bounds(env, delta, sources)
+    env: Env = {k: (v, v) for k, v in (constants or {}).items()}
+    raw: Env = {}
+    with np.errstate(all="ignore"):
+        for step in plan.steps:
+            iv = _step_interval(step, env, equations.get(step.name),
+                                (scales or {}).get(step.name), z, delta)
+            raw[step.name] = iv
+            env[step.name] = cut(iv, ranges.get(step.name))
+    return Bounds(raw, delta, sources)
 
 
 def cut(iv: Interval, rng: Interval | None) -> Interval:
@@ -310,19 +312,25 @@ def _step_interval(step: Step, env: Env, expr: sp.Basic | None, scale: sp.Basic 
     if step.constant is not None:
         return step.constant, step.constant
     if step.root is not None:
-        return root_interval(step, delta)
+        return root_interval(step, delta, z)
     if expr is None:  # a structured mechanism: no sympy form to bound
         return FULL
     f = interval_of(expr, env, z, delta)
     return with_noise(f, step.noise, env, scale, z, delta)
 
 
-def root_interval(step: Step, delta: float) -> Interval:
-    """A root's central interval [q(delta), q(1 - delta)], standardised and level-mapped."""
-    assert step.root is not None
-    with np.errstate(all="ignore"):
-        q = np.asarray(step.root.ppf(np.array([delta, 1.0 - delta])), dtype=float)
-    iv = hull(float(q[0]), float(q[1]))
+def root_interval(step: Step, delta: float, z: float) -> Interval:
+    """A root's central interval [q(delta), q(1 - delta)], standardised and level-mapped.
+
+    ``z`` is the standard normal quantile of 1 - delta (a normal root needs nothing else).
+    """
+    root = step.root
+    assert root is not None
+    if type(root) is NormalRoot:
+        iv = (root.mean - z * root.sd, root.mean + z * root.sd)
+    else:
+        q = np.asarray(root.ppf(np.array([delta, 1.0 - delta])), dtype=float)
+        iv = hull(float(q[0]), float(q[1]))
     if step.level_values is not None:
         return hull(*step.level_values)
     if step.affine is not None:
@@ -358,37 +366,60 @@ def with_noise(f: Interval, noise: NoiseBase, env: Env, scale: sp.Basic | None,
 def interval_of(expr: sp.Basic, env: Env, z: float, delta: float) -> Interval:
     """The interval of a sympy expression over the intervals of its symbols."""
     if expr.is_Number:
-        v = float(expr)  # type: ignore[arg-type]
+        v = _number(expr)
         return (v, v) if math.isfinite(v) else FULL
+    rule = _NODE_RULES.get(type(expr))
+    if rule is not None:
+        return rule(expr, env, z, delta)
     if isinstance(expr, sp.Symbol):
         return env.get(expr.name, FULL)
     if isinstance(expr, sp.NumberSymbol):
         v = float(expr)
         return v, v
-    args = expr.args
-    if isinstance(expr, sp.Add):
-        out: Interval = (0.0, 0.0)
-        for a in args:
-            out = add(out, interval_of(a, env, z, delta))
-        return out
-    if isinstance(expr, sp.Mul):
-        out = (1.0, 1.0)
-        for a in args:
-            out = mul(out, interval_of(a, env, z, delta))
-        return out
-    if isinstance(expr, sp.Pow):
-        return _pow(args[0], args[1], env, z, delta)
-    if isinstance(expr, sp.Piecewise):
-        branches = [interval_of(e, env, z, delta) for e, _ in expr.args]
-        return hull(*[b[0] for b in branches], *[b[1] for b in branches])
     name = type(expr).__name__
+    args = expr.args
     if name in DRAW_RULES:
         params = [interval_of(a, env, z, delta) for a in args[:-1]]
         return _checked(DRAW_RULES.lookup(name)(params, z, delta))
     if name in FUNCTION_RULES:
         return _checked(FUNCTION_RULES.lookup(name)(*[interval_of(a, env, z, delta)
-                                                   for a in args]))
+                                                      for a in args]))
     return FULL
+
+
+def _add_node(expr: sp.Basic, env: Env, z: float, delta: float) -> Interval:
+    out: Interval = (0.0, 0.0)
+    for a in expr.args:
+        out = add(out, interval_of(a, env, z, delta))
+    return out
+
+
+def _mul_node(expr: sp.Basic, env: Env, z: float, delta: float) -> Interval:
+    out: Interval = (1.0, 1.0)
+    for a in expr.args:
+        out = mul(out, interval_of(a, env, z, delta))
+    return out
+
+
+def _piecewise_node(expr: sp.Basic, env: Env, z: float, delta: float) -> Interval:
+    branches = [interval_of(e, env, z, delta) for e, _ in expr.args]  # conditions ignored
+    return hull(*[b[0] for b in branches], *[b[1] for b in branches])
+
+
+_NODE_RULES: dict[type, Callable[[sp.Basic, Env, float, float], Interval]] = {
+    sp.Symbol: lambda e, env, z, d: env.get(e.name, FULL),
+    sp.Add: _add_node, sp.Mul: _mul_node, sp.Piecewise: _piecewise_node,
+    sp.Pow: lambda e, env, z, d: _pow(e.args[0], e.args[1], env, z, d),
+}
+
+
+def _number(expr: sp.Basic) -> float:
+    """A sympy number as a float (Float read from its mpf directly: float() is slow)."""
+    if isinstance(expr, sp.Float):
+        return float(mlib.to_float(expr._mpf_))
+    if isinstance(expr, sp.Rational):
+        return expr.p / expr.q
+    return float(expr)  # type: ignore[arg-type]
 
 
 def _checked(iv: Interval) -> Interval:
@@ -398,7 +429,7 @@ def _checked(iv: Interval) -> Interval:
 def _pow(base: sp.Basic, exponent: sp.Basic, env: Env, z: float, delta: float) -> Interval:
     b = interval_of(base, env, z, delta)
     if exponent.is_Number:
-        p = float(exponent)  # type: ignore[arg-type]
+        p = _number(exponent)
         if exponent.is_Integer:
             n = int(p)
             if n == 0:
