@@ -22,7 +22,7 @@ from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.streams import Streams
 from scmspec.validators.base import GATES, GateContext, GateResult, Status, make_result
 from scmspec.validators.mechanisms import copied_parent, top_level_clip
-from scmspec.validators.pilot import fisher, pilot_columns, tail_pilot, wilson
+from scmspec.validators.pilot import fisher, pilot_columns, share_of, tail_pilot
 from scmspec.validators.thresholds import (
     BOUNDARY_MASS,
     CATEGORY_DOMINANCE,
@@ -513,15 +513,10 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
-        lower = float(wilson(share * n, n)[0])
-        where = f"{n} released rows"
-        if lower <= CATEGORY_DOMINANCE:  # straddles the threshold: decide on the pilot
-            pilot = pilot_columns(ctx, [v])
-            if pilot is not None:
-                m = pilot[v].size
-                share = float(np.count_nonzero(pilot[v] == value)) / m
-                lower, where = float(wilson(share * m, m)[0]), f"a pilot of {m} rows"
-        if lower <= CATEGORY_DOMINANCE:
+        found = share_of(ctx, v, value, share, n, CATEGORY_DOMINANCE)
+        share, lower = found.share, found.lower
+        where = f"a pilot of {found.rows} rows" if found.on_pilot else f"{n} released rows"
+        if not found.past:
             margin.append(f"{v} {share:.2%} on {where} (lower bound {lower:.2%})")
             flags[j] = False
             continue
@@ -587,15 +582,10 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
         if _discrete_valued(col):
             exempt.append(f"{v} ({np.unique(col).size} values)")
             continue
-        lower = float(wilson(mass * n, n)[0])
-        where = f"{n}"
-        if lower <= BOUNDARY_MASS:  # straddles the threshold: decide on the pilot
-            pilot = pilot_columns(ctx, [v])
-            if pilot is not None:
-                m = pilot[v].size
-                mass = float(np.count_nonzero(pilot[v] == b)) / m
-                lower, where = float(wilson(mass * m, m)[0]), f"{m} pilot"
-        if lower <= BOUNDARY_MASS:
+        found = share_of(ctx, v, b, mass, n, BOUNDARY_MASS)
+        mass, lower = found.share, found.lower
+        where = f"{found.rows} pilot" if found.on_pilot else f"{n}"
+        if not found.past:
             margin.append(f"{v} {mass:.1%} of {where} rows (lower bound {lower:.1%})")
             continue
         ok = False

@@ -377,3 +377,38 @@ def pilot_columns(ctx: GateContext, names: list[str] | tuple[str, ...],
         return {v: s.columns[v] for v in key}
 
     return ctx.cached(f"pilot:{rows}:{','.join(key)}", compute)
+
+
+@dataclass(frozen=True)
+class Share:
+    """A share of rows equal to one value, decided against a threshold (see ``share_of``)."""
+
+    share: float
+    lower: float  # its lower CONFIDENCE_Z-SE Wilson bound
+    rows: int
+    on_pilot: bool  # decided on the STAT_PILOT_ROWS pilot (it straddled on released rows)
+    threshold: float
+
+    @property
+    def past(self) -> bool:
+        """Whether the whole bound lies past the threshold it was decided against."""
+        return self.lower > self.threshold
+
+
+def share_of(ctx: GateContext, name: str, value: float, share: float, n: int,
+             threshold: float) -> Share:
+    """The share of ``name`` at ``value`` (``share`` of ``n`` released rows) against ``threshold``.
+
+    Fails (``past``) only when the lower Wilson bound exceeds the threshold; a share
+    whose bound straddles it on the released rows is decided again on the pilot of
+    ``pilot_columns`` (the variable and its ancestors), when the card has a protocol.
+    Shared by ``category_dominance`` and ``boundary_mass``.
+    """
+    lower = float(wilson(share * n, n)[0])
+    if lower <= threshold:  # straddles the threshold: decide on the pilot
+        pilot = pilot_columns(ctx, [name])
+        if pilot is not None:
+            m = pilot[name].size
+            share = float(np.count_nonzero(pilot[name] == value)) / m
+            return Share(share, float(wilson(share * m, m)[0]), m, True, threshold)
+    return Share(share, lower, n, False, threshold)
