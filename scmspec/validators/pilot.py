@@ -34,6 +34,7 @@ from scmspec.validators.thresholds import (
     CONFIDENCE_Z,
     RANGE_SLACK,
     STAT_PILOT_ROWS,
+    TAIL_CONFIRM_ROWS,
     TAIL_NOISE_ROWS,
     TAIL_PILOT_CHUNK,
     TAIL_PILOT_ROWS,
@@ -291,8 +292,14 @@ def tail_pilot(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]],
 def _sample_tail(ctx: GateContext, plan: Plan, seed: int, todo: list[int],
                  names: tuple[str, ...], lo: Array, hi: Array, method: list[str],
                  rows: int, chunk: int, noise_rows: int, share: Array, se: Array,
-                 low: Array, high: Array, n_rows: Array) -> None:
-    """Sample the unsettled variables in chunks; fill their share, se, extremes, rows."""
+                 low: Array, high: Array, n_rows: Array,
+                 confirm_rows: int = TAIL_CONFIRM_ROWS) -> None:
+    """Sample the unsettled variables in chunks; fill their share, se, extremes, rows.
+
+    Averaged variables get ``noise_rows`` rows, counted ones ``rows``; a counted one
+    with a row outside then gets ``confirm_rows`` in all (chunks continue the same
+    streams), so a share near the block rate is decided on enough rows.
+    """
     if plan.selection is None:
         parents = {k: tuple(v) for k, v in ctx.compiled.resolved.parents.items()}
         plan = _ancestral_plan(plan, {names[j] for j in todo}, parents)
@@ -303,7 +310,16 @@ def _sample_tail(ctx: GateContext, plan: Plan, seed: int, todo: list[int],
     s1, s2 = {j: 0.0 for j in todo}, {j: 0.0 for j in todo}
     low[todo], high[todo] = np.inf, -np.inf
     done, c = 0, 0
-    while done < max(total.values()):
+    while True:
+        if done >= max(total.values()):
+            # a counted variable with a row outside: count on until the share is known
+            # well enough to be decided the same way on every seed
+            more = [j for j in todo if method[j] == "rows" and s1[j] > 0
+                    and total[j] < confirm_rows]
+            if not more:
+                break
+            for j in more:
+                total[j] = confirm_rows
         live = [j for j in todo if done < total[j]]
         m = min(chunk, max(total[j] for j in live) - done)
         streams = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-{c}", 0)

@@ -125,10 +125,15 @@ TAIL_PROOF_RATE = 1e-6
 TAIL_NOISE_ROWS = 50_000
 TAIL_PILOT_ROWS = 300_000
 TAIL_PILOT_CHUNK = 50_000
-# A share at or above this blocks; a share in (0, TAIL_BLOCK_SHARE) warns. For counted
-# rows it is one row in TAIL_PILOT_ROWS (3.3e-6): a share of 1e-5 blocks with probability
-# 1 - exp(-3) = 95%, 2e-5 with 99.75%; 1e-6 blocks with 26%, 1e-7 with 3% (the grey zone,
-# docs/gates.md). Exact and averaged shares decide within a few standard errors of it.
+# A counted variable with a row outside on TAIL_PILOT_ROWS is counted on until
+# TAIL_CONFIRM_ROWS rows, so its share is decided on enough rows to be stable.
+TAIL_CONFIRM_ROWS = 1_500_000
+# A share at or above this blocks; a share in [TAIL_PROOF_RATE, TAIL_BLOCK_SHARE) warns.
+# Counted rows: a share of 1e-5 is seen on TAIL_PILOT_ROWS with probability
+# 1 - exp(-3) = 95% (2e-5: 99.75%), then counted on 1.5M rows (15 expected, blocks from
+# 5): it blocks with probability 95%; 1e-6 blocks with probability < 1% (26% see a row,
+# then P(>= 5 of 1.5 expected) = 1.9%). Exact and averaged shares decide within a few
+# standard errors of this value (docs/gates.md, "Tail check").
 TAIL_BLOCK_SHARE = 3e-6
 
 # --- authoring -----------------------------------------------------------------------------
