@@ -74,7 +74,8 @@ def test_a_formula_output_outside_its_range_on_2e5_of_rows_blocks(tmp_path: Path
 BOUNDED = """\
   u: {meaning: u, range: [0, 1], distribution: {kind: uniform, low: 0, high: 1}}
   x: {meaning: x, range: [-40, 40], distribution: {kind: normal, sd: 2}}
-  y: {meaning: y, range: [-1, 3], equation: "2 * u + 0.1 * tanh(x)", noise: {kind: uniform, scale: 0.5}}
+  y: {meaning: y, range: [-1, 3], equation: "2 * u + 0.1 * tanh(x)",
+     noise: {kind: uniform, scale: 0.5}}
   z: {meaning: z, range: [0, 1], equation: "sigmoid(y - u) * exp(-x ** 2)", noise: {kind: none}}
 """
 
