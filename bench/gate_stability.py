@@ -40,10 +40,12 @@ def main() -> None:
     parser.add_argument("--seeds", default="1-20")
     parser.add_argument("--out", default="stability.jsonl")
     parser.add_argument("--tail-rows", type=int, default=None,
-                        help="rows of the tail pilot (0: skip it; default: the gate's)")
+                        help="rows of the counted tail pilot (0: skip the tail check; "
+                        "default: the gate's)")
     args = parser.parse_args()
     if args.tail_rows is not None:  # a quicker run of the statistical decisions only
-        pilot.tail_pilot.__defaults__ = (args.tail_rows, pilot.TAIL_PILOT_CHUNK)
+        pilot.tail_pilot.__defaults__ = (args.tail_rows, pilot.TAIL_PILOT_CHUNK,
+                                         pilot.TAIL_NOISE_ROWS)
     _, loaded = parse_all(discover(args.paths))
     compiled = {p: compile_card(c.card, c.source) for p, c in sorted(loaded.items())}
     rank = {"skip": 0, "pass": 1, "warn": 2, "fail": 3}

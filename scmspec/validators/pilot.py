@@ -130,8 +130,9 @@ def tail_bounds(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]])
     return ctx.cached("tail_bounds", compute)
 
 
-def root_tail(step: Step, lo: float, hi: float) -> tuple[float, float, float]:
-    """(share below lo, share above hi) of a root's natural values, and their extremes.
+def root_tail(step: Step, lo: float, hi: float) -> tuple[float, float, float, float]:
+    """(share below lo, share above hi) of a root's natural values, and its values at the
+    quantiles TAIL_PROOF_RATE and 1 - TAIL_PROOF_RATE.
 
     Read from its quantile function on a log-spaced grid of tail probabilities (one
     vectorised call per side): the share is bracketed between two grid points 1.2x
@@ -155,7 +156,8 @@ def root_tail(step: Step, lo: float, hi: float) -> tuple[float, float, float]:
     # the share is at most the first grid point whose quantile is inside the range
     p_lo = _first_inside(grid, below >= lo)
     p_hi = _first_inside(grid, above <= hi)
-    return p_lo, p_hi, float(below[np.searchsorted(grid, TAIL_PROOF_RATE)])
+    at = int(np.searchsorted(grid, TAIL_PROOF_RATE))
+    return p_lo, p_hi, float(below[at]), float(above[at])
 
 
 def _first_inside(grid: Array, inside: Array) -> float:
@@ -276,7 +278,7 @@ def tail_pilot(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]],
                 continue
             step = by_name[v]
             if step.root is not None and plan.selection is None:
-                p_lo, p_hi, _ = root_tail(step, lo_s[j], hi_s[j])
+                p_lo, p_hi, low[j], high[j] = root_tail(step, lo_s[j], hi_s[j])
                 share[j], method[j] = p_lo + p_hi, "exact"
                 continue
             method[j] = "noise" if _conditional(step) and plan.selection is None else "rows"

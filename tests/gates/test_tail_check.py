@@ -95,8 +95,9 @@ def test_a_root_share_is_read_from_its_quantiles() -> None:
                                                   "\"x\", noise: {kind: normal, sd: 1}}\n",
                                                   [("x", "y")]), "r.yaml"))
     step = compiled.plan.step("x")
-    below, above, _ = root_tail(step, -Z_1E5, 3.0)
+    below, above, q_lo, q_hi = root_tail(step, -Z_1E5, 3.0)
     assert 1e-5 <= below < 1.25e-5 and 1.35e-3 <= above < 1.35e-3 * 1.25
+    assert -4.76 < q_lo < -4.74 and 4.74 < q_hi < 4.76  # the 1e-6 quantiles of N(0, 1)
 
 
 X, Y = sp.symbols("x y", real=True)
