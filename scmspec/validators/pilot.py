@@ -1,4 +1,4 @@
-"""Statistics the gates decide on: confidence bounds and the tail pilot.
+"""Statistics the gates decide on: confidence bounds, the stat pilot and the tail check.
 
 Two ways keep a gate's decision from depending on the seed (docs/gates.md,
 "Stable decisions"):
@@ -6,10 +6,14 @@ Two ways keep a gate's decision from depending on the seed (docs/gates.md,
 * *confidence bounds* on the released rows: a share (``wilson``) or a correlation
   (``fisher``) fails only when its whole one-sided bound, ``CONFIDENCE_Z`` standard
   errors from the estimate, lies past the threshold;
-* the *tail pilot*: declared ranges are also checked on ``TAIL_PILOT_ROWS``
-  observational rows of the ranged variables and their ancestors, drawn in chunks
-  from the pilot's own streams (split ``gate-pilot``), so the released data never
-  change. Only each chunk's count outside, minimum and maximum are kept.
+  a finding that straddles its threshold is decided again on ``STAT_PILOT_ROWS``
+  rows (``pilot_columns``, ``share_of``);
+* the *tail check* (``tail_pilot``): each declared range's share of natural rows
+  outside is proved small by interval bounds (``tail_bound``), read exactly from a
+  root's quantiles, averaged from the noise law on sampled parents, or counted on
+  sampled rows; pilots sample only the variables left and their ancestors, in
+  chunks from the pilot's own streams (split ``gate-pilot``), so the released data
+  never change. Only running sums, minima and maxima are kept.
 
 This module is not a gate; the gates in ``data_gates`` and ``intervention_gates``
 use it.
