@@ -292,8 +292,11 @@ def interval_bounds(plan: Plan, equations: dict[str, sp.Basic],
     raw: Env = {}
     with np.errstate(all="ignore"):
         for step in plan.steps:
-            iv = _step_interval(step, env, equations.get(step.name),
-                                (scales or {}).get(step.name), z, delta)
+            try:
+                iv = _step_interval(step, env, equations.get(step.name),
+                                    (scales or {}).get(step.name), z, delta)
+            except (TypeError, ValueError, ArithmeticError, RecursionError):
+                iv = FULL  # a construct no rule can bound (zoo, a complex power): sample it
             raw[step.name] = iv
             env[step.name] = cut(iv, ranges.get(step.name))
     return Bounds(raw, delta, sources)
