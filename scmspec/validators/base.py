@@ -209,6 +209,14 @@ class GateContext:
         return mean, sd
 
     @cached_property
+    def observed_extremes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(min, max) of each observed variable's obs values (NaN propagates), built once."""
+        _, x = self.observed_obs
+        if x.shape[1] == 0:
+            return np.full(x.shape[0], np.nan), np.full(x.shape[0], np.nan)
+        return np.minimum.reduce(x, axis=1), np.maximum.reduce(x, axis=1)
+
+    @cached_property
     def observed_corr(self) -> tuple[np.ndarray, np.ndarray]:
         """(indices of varying finite observed variables, their correlation matrix), built once.
 
