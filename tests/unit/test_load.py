@@ -9,6 +9,8 @@ import pytest
 from scmspec.compiler.load import SourceMap, load, load_text
 from scmspec.errors import LoadError, Span
 from scmspec.limits import Limits
+from tests.library import ROOT as ROOT_DIR
+from tests.library import card_params
 
 CARD = """\
 id: demo
@@ -228,35 +230,36 @@ def test_sourcemap_nearest_on_empty_map_is_file_start() -> None:
     assert SourceMap("z.yaml").nearest(("a", "b")) == Span("z.yaml", 1, 1)
 
 
-def _every_card_text() -> list[Path]:
-    root = Path(__file__).resolve().parents[2]
-    return sorted([*root.glob("cards/**/*.yaml"), *root.glob("tests/golden/**/*.yaml")])
+GOLDEN_TEXTS = sorted((ROOT_DIR / "tests" / "golden").glob("**/*.yaml"))
 
 
+@pytest.mark.parametrize("path", [*card_params(), *(
+    pytest.param(p, id=p.relative_to(ROOT_DIR).as_posix()) for p in GOLDEN_TEXTS)])
 def test_libyaml_and_pure_composers_give_the_same_values_and_spans(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The C composer (when PyYAML has it) is a fast path: same values, same marks."""
+        path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C composer (when PyYAML has it) is a fast path: same values, same marks, on every
+    shipped card (the sample in the developer loop) and every golden card text."""
     import yaml
 
     from scmspec.compiler import load as load_module
 
     if getattr(yaml, "CSafeLoader", None) is None:
         pytest.skip("PyYAML was built without libyaml: only the pure composer exists")
-    seen = 0
-    for path in _every_card_text():
-        raw = path.read_bytes()
-        results = []
-        for loader in (yaml.CSafeLoader, None):
-            monkeypatch.setattr(load_module, "_C_LOADER", loader)
-            try:
-                value, smap = load_text(raw, path.name)
-            except LoadError as exc:
-                results.append(("error", [str(d) for d in exc.diagnostics]))
-                continue
-            results.append((value, smap.spans, smap.keys, smap.plain, smap.quoted))
-        assert results[0] == results[1], path
-        seen += 1
-    assert seen > 100
+    raw = path.read_bytes()
+    results = []
+    for loader in (yaml.CSafeLoader, None):
+        monkeypatch.setattr(load_module, "_C_LOADER", loader)
+        try:
+            value, smap = load_text(raw, path.name)
+        except LoadError as exc:
+            results.append(("error", [str(d) for d in exc.diagnostics]))
+            continue
+        results.append((value, smap.spans, smap.keys, smap.plain, smap.quoted))
+    assert results[0] == results[1], path
+
+
+def test_the_composers_see_many_texts() -> None:
+    assert len(GOLDEN_TEXTS) > 50
 
 
 def test_deep_flow_nesting_goes_to_the_guarded_composer() -> None:
