@@ -10,10 +10,13 @@ as a dict and calls ``scmspec.compile(card)`` (no YAML), then ``numpy_sampler.sa
 (obs) or ``sample`` with targets (800 + 200 rows with a single-target ``do``). The plain-numpy
 reference builds its parent and weight arrays (``reference_build``) and runs one topological
 pass (``reference_sample``); sempler, where installed, builds ``LGANM`` and samples (one call
-per target group for the do task). Process CPU time, BLAS on one thread, median of
-``--repeats`` interleaved runs; ratios are contender / reference. Compile caches are cleared
-before every scmspec build (a fresh model each time, as in a loop over new SCMs). "YAML d=50
-build" is ``compile_text`` on the card's YAML, parse to plan.
+per target group for the do task); gCastle, where installed, runs ``IIDSimulation`` (linear,
+gauss; no do task). Process CPU time, BLAS on one thread, median of ``--repeats``
+interleaved runs; ratios are contender / reference. Every scmspec build compiles a new card
+(weights moved in the 9th digit, see ``variants``) with the lowering caches cleared, as in a
+loop over new SCMs. "YAML d=50 build" is ``compile_text`` on a new card's YAML, parse to
+plan. "SCM.sample" is sampling alone through the user API (a pandas DataFrame), against
+the reference's sampling alone.
 
 The d = 10,000 row (linear-Gaussian, expected degree 3, n = 10,000): one build and one
 sample in a fresh process, with its peak RSS.
@@ -23,12 +26,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import os
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +70,20 @@ def _clear_caches() -> None:
     lower_module.canonical.cache_clear()
 
 
+def variants(g: Graph, k: int) -> list[Graph]:
+    """``k`` copies of ``g`` whose weights differ in the 9th digit: a new model per build (no
+    sympy number, expression or lambdify cache can serve a repeat), the same arithmetic
+    for every contender."""
+    return [replace(g, weights=tuple(np.round(w + i * 1e-9 * np.sign(w), 12)
+                                     for w in g.weights)) for i in range(k)]
+
+
 def scmspec_task(g: Graph, n: int, do: bool = False) -> Callable[[], object]:
-    card = card_dict(g, do)
+    cards = itertools.cycle([card_dict(v, do) for v in variants(g, 64)])
 
     def run() -> object:
         _clear_caches()
-        plan = scmspec.compile(card).plan
+        plan = scmspec.compile(next(cards)).plan
         if do:
             return numpy_sampler.sample(plan, n - n // 5, n // 5, Streams(0, "b", "obsint", 0))
         return numpy_sampler.sample(plan, n, 0, Streams(0, "b", "obs", 0))
@@ -128,26 +141,64 @@ def cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def race(contenders: dict[str, Callable[[], object] | None], repeats: int) -> dict[str, float]:
+def race(contenders: dict[str, Callable[[], object] | None], repeats: int,
+         batch: int = 1) -> dict[str, float]:
+    """Median CPU per call; contenders interleaved in rotating order, ``batch`` calls a
+    timing (for calls too short for the process clock's resolution)."""
     live = {k: f for k, f in contenders.items() if f is not None}
     for f in live.values():
         f()  # warm-up (imports, first-call costs)
     times: dict[str, list[float]] = {k: [] for k in live}
+
+    def many(f: Callable[[], object]) -> object:
+        for _ in range(batch):
+            f()
+        return None
     for r in range(repeats):
         order = list(live)[r % len(live):] + list(live)[:r % len(live)]
         for k in order:
-            times[k].append(cpu(live[k]))
+            times[k].append(cpu(lambda f=live[k]: many(f)) / batch)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def yaml_build(g: Graph, repeats: int) -> float:
-    text = card_text(g, f"yaml_d{g.d}")
+def gcastle_task(g: Graph, n: int, do: bool = False) -> Callable[[], object] | None:
+    """gCastle's ``IIDSimulation`` (build and sample in one call; linear-Gaussian with one
+    noise scale for every node, so its arithmetic is close to, not the same as, the others')."""
+    if do or importlib.util.find_spec("castle") is None:
+        return None
+    try:
+        from castle.datasets import IIDSimulation
+    except Exception:  # noqa: BLE001 - a peer that does not import is not installed here
+        return None
+    w = np.zeros((g.d, g.d))
+    for j, pa in enumerate(g.parents):
+        w[list(pa), j] = g.weights[j]
 
     def run() -> object:
+        np.random.seed(0)
+        return IIDSimulation(W=w, n=n, method="linear", sem_type="gauss").X
+    return run
+
+
+def yaml_build(g: Graph, repeats: int) -> float:
+    """Median CPU of ``compile_text`` on YAML text, parse to plan, a new card each time."""
+    texts = [card_text(v, f"yaml_d{g.d}") for v in variants(g, repeats + 1)]
+    _clear_caches()
+    scmspec.compile_text(texts[0])  # warm-up: imports, first-call costs
+
+    def run(text: str) -> object:
         _clear_caches()
         return scmspec.compile_text(text)
-    run()
-    return statistics.median(cpu(run) for _ in range(repeats))
+    return statistics.median(cpu(lambda t=t: run(t)) for t in texts[1:])
+
+
+def scm_sample_ratio(g: Graph, n: int, repeats: int) -> tuple[float, float]:
+    """(reference ms, SCM.sample / reference) at n rows, sampling only."""
+    scm = scmspec.compile(card_dict(g))
+    rng = np.random.default_rng(0)
+    got = race({"ref": lambda: reference_sample(g, n, rng),
+                "SCM.sample": lambda: scm.sample(n, seed=1)}, repeats, batch=20)
+    return got["ref"] * 1e3, got["SCM.sample"] / got["ref"]
 
 
 def big(d: int, n: int) -> str:
@@ -165,7 +216,7 @@ def big(d: int, n: int) -> str:
         f"numpy_sampler.sample(plan, {n}, 0, Streams(0, 'b', 'obs', 0))\n"
         "t2 = time.process_time()\n"
         "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
-        "print(f'build {t1 - t0:.1f} s, sample {t2 - t1:.1f} s, "
+        "print(f'build {t1 - t0:.1f} s + sample {t2 - t1:.1f} s = {t2 - t0:.1f} CPU-s, "
         "peak RSS {rss:.0f} MB')\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip()
@@ -181,16 +232,24 @@ def main() -> None:
              ("linear-Gaussian d=100, n=1,000", make_graph(100), 1000, False),
              ("d=50, 800 + 200 with do", make_graph(50), 1000, True),
              ("linear-Gaussian d=20, n=1e6", make_graph(20), 1_000_000, False)]
-    print("| task | ref (ms) | scmspec | sempler |")
-    print("|---|---|---|---|")
+    print("| task | ref (ms) | scmspec | sempler | gCastle |")
+    print("|---|---|---|---|---|")
     for title, g, n, do in tasks:
         got = race({"ref": reference_task(g, n, do), "scmspec": scmspec_task(g, n, do),
-                    "sempler": sempler_task(g, n, do)}, 3 if n >= 1e6 else repeats)
+                    "sempler": sempler_task(g, n, do), "gCastle": gcastle_task(g, n, do)},
+                   3 if n >= 1e6 else repeats)
         ref = got["ref"]
-        sem = f"{got['sempler'] / ref:.2f}x" if "sempler" in got else "not installed"
-        print(f"| {title} | {ref * 1e3:.1f} | {got['scmspec'] / ref:.2f}x | {sem} |", flush=True)
-    build_ms = yaml_build(make_graph(50), repeats) * 1e3
-    print(f"\nYAML card, d=50: build (parse to plan) {build_ms:.0f} ms of CPU")
+        peers = " | ".join(f"{got[p] / ref:.2f}x" if p in got else
+                           ("not installed" if p == "sempler" or not do else "no do task")
+                           for p in ("sempler", "gCastle"))
+        print(f"| {title} | {ref * 1e3:.1f} | {got['scmspec'] / ref:.2f}x | {peers} |",
+              flush=True)
+    build_ms = yaml_build(make_graph(50), max(repeats, 9)) * 1e3
+    print(f"\nYAML card, d=50: build (parse to plan) {build_ms:.1f} ms of CPU (median, a new "
+          "card each build)")
+    for d in (50, 100):
+        ref_ms, ratio = scm_sample_ratio(make_graph(d), 1000, max(repeats, 9))
+        print(f"SCM.sample d={d}, n=1,000: {ratio:.2f}x the numpy loop ({ref_ms:.2f} ms)")
     if not args.quick:
         print(f"d=10,000 linear, n=10,000: {big(10_000, 10_000)}")
 

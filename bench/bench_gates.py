@@ -4,7 +4,7 @@ Run from the repository root (about 15 seconds)::
 
     python bench/bench_gates.py             # 50 variables, 1 and 5 replicates
     python bench/bench_gates.py --d 100 --repeats 31
-    python bench/bench_gates.py --ranges      # every continuous variable ranged: tail pilot
+    python bench/bench_gates.py --ranges      # every continuous variable ranged: tail check
 
 The card is generated, not read from disk: an Erdos-Renyi DAG over ``d`` variables
 (expected degree 3, index order topological), normal roots, and non-root mechanisms
@@ -59,7 +59,8 @@ from scmspec.validators import (  # noqa: E402
     structure_gates,
 )
 from scmspec.validators.base import justify  # noqa: E402
-from scmspec.validators.thresholds import SEVERITY, TAIL_PILOT_ROWS  # noqa: E402
+from scmspec.validators.pilot import tail_pilot  # noqa: E402
+from scmspec.validators.thresholds import SEVERITY  # noqa: E402
 
 MECHANISMS = ("linear", "tanh", "exp", "product", "threshold", "formula", "event")
 
@@ -192,20 +193,31 @@ def bench(d: int, replicates: int, repeats: int, ranged: bool = False) -> Figure
                    {k: statistics.median(v) * 1e3 for k, v in per.items()})
 
 
+def _tail_routes(d: int) -> str:
+    """How the tail check settles the bench card's ranges, and the pilot rows it samples."""
+    sample, context = _setup(d, 1, ranged=True)
+    ctx = context(sample())
+    ranged = [(v, s.range) for v, s in ctx.compiled.card.variables.items()
+              if s.range is not None]
+    tail = tail_pilot(ctx, ranged)
+    routes = ", ".join(f"{tail.method.count(m)} {m}" for m in dict.fromkeys(tail.method))
+    return f"tail check: {routes}; {tail.sampled_rows:,} pilot rows sampled"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--d", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=21)
     parser.add_argument("--wall", action="store_true", help="wall-clock instead of CPU time")
     parser.add_argument("--ranges", action="store_true",
-                        help="declare a range on every continuous variable (tail pilot runs)")
+                        help="declare a range on every continuous variable (tail check runs)")
     args = parser.parse_args()
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.process_time
     runs = {r: bench(args.d, r, args.repeats, args.ranges) for r in (1, 5)}
     clock = "wall" if args.wall else "CPU"
-    pilot = (f"ranges on every continuous variable: tail pilot of {TAIL_PILOT_ROWS:,} rows"
-             if args.ranges else "no declared range: no tail pilot")
+    pilot = (f"ranges on every continuous variable: {_tail_routes(args.d)}"
+             if args.ranges else "no declared range: no tail check")
     print(f"d = {args.d}, 1000 rows per split, median of {args.repeats} runs, {clock} time; "
           f"gates include every pilot ({pilot})\n")
     print("| replicates | sampling ms | all gates ms | gates / sampling |")

@@ -16,10 +16,14 @@ A process that needs one small module, such as the process an evaluation row run
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from scmspec.kernels import choose_kernels
 
-from scmspec.version import __version__
+choose_kernels()  # before anything imports numpy: portable kernels (scmspec.kernels says why)
+
+import importlib  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+from scmspec.version import __version__  # noqa: E402
 
 if TYPE_CHECKING:
     from scmspec.api import LoadedCard, compile, compile_file, compile_text, load, load_spec

@@ -25,6 +25,20 @@ class Span:
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}"
 
+    @classmethod
+    def made(cls, path: str, line: int, col: int, end_col: int | None) -> Span:
+        """``Span(path, line, col, end_col)`` without the frozen dataclass's checked
+        ``__init__`` (the loader makes one per YAML node; this is about half the cost).
+
+        Example:
+            >>> Span.made("c.yaml", 2, 5, None) == Span("c.yaml", 2, 5)
+            True
+        """
+        span = object.__new__(cls)
+        fields = span.__dict__
+        fields["path"], fields["line"], fields["col"], fields["end_col"] = path, line, col, end_col
+        return span
+
 
 @dataclass(frozen=True)
 class Diagnostic:

@@ -22,6 +22,12 @@ def write_json(path: Path, doc: Any) -> None:
                     encoding="utf-8")
 
 
+def write_compact_json(path: Path, doc: Any) -> None:
+    """JSON no person reads (build records): sorted keys, no indentation or spaces."""
+    path.write_text(json.dumps(doc, sort_keys=True, allow_nan=False, separators=(",", ":"))
+                    + "\n", encoding="utf-8")
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

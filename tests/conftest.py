@@ -12,7 +12,11 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
+from scmspec.kernels import choose_kernels
+
+choose_kernels()  # before a test module imports numpy: the kernels the command line uses
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CARDS = ROOT / "cards"
@@ -21,6 +25,23 @@ BINARIES = {
     "needs_chromium": (("chromium", "chromium-browser"),
                        "chromium is not installed (apt-get install chromium)"),
 }
+
+
+# Folders whose tests share session-scoped fixtures (a release, a rendered catalogue, a
+# game server): pytest-xdist keeps each on one worker so the fixture is built once.
+SHARED_SESSION_FIXTURES = ("benchmark", "render", "environment")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """One xdist group per module (its module-scoped fixtures are built once), or per folder
+    for the folders in ``SHARED_SESSION_FIXTURES``. Without xdist the mark does nothing.
+
+    Marked as each item is collected, before xdist's ``pytest_collection_modifyitems`` reads
+    the groups (``--dist loadgroup``)."""
+    rel = item.path.resolve().relative_to(ROOT)  # tests/... or a doctest in scmspec/...
+    shared = len(rel.parts) > 2 and rel.parts[1] in SHARED_SESSION_FIXTURES
+    group = rel.parts[1] if shared else rel.with_suffix("").as_posix().removeprefix("tests/")
+    item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -39,6 +60,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="rewrite golden files from current output (review the diff!)")
 
 
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 200-column terminal for the command line's rich error boxes: under pytest-xdist the
+    temporary paths are longer, and an 80-column box would wrap a path inside a message."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
@@ -53,3 +81,5 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
         return
     expected = path.read_text(encoding="utf-8")
     assert actual == expected, f"output differs from golden {path.name}"
+
+

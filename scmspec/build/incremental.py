@@ -29,7 +29,7 @@ from scmspec.build.outputs import legacy_ids, owned
 from scmspec.effects.write import EffectOptions
 from scmspec.errors import Span
 from scmspec.limits import current_limits
-from scmspec.textio import sha256, write_json
+from scmspec.textio import sha256, write_compact_json
 from scmspec.validators import GateResult
 from scmspec.version import __version__
 
@@ -72,7 +72,7 @@ def record(out: Path, res: CardResult, key: str) -> None:
         return
     folder = out / RECORDS
     folder.mkdir(exist_ok=True)
-    write_json(folder / f"{res.id}.json", {
+    write_compact_json(folder / f"{res.id}.json", {  # read by reuse() only
         "key": key, "entry": res.to_json(),
         "gates": [res.relocated(g.to_json(res.id)) for g in res.gates if g.blocking_failure]})
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from mpmath.libmp import from_float
 
 from scmspec.compiler.kinds.functions import ALIASES, FUNCTIONS, PIECEWISE_ALIAS, check_draw
 from scmspec.compiler.numbers import constant_issue
@@ -153,6 +154,9 @@ class _Builder:
                             "use arithmetic, comparisons, parent names, constants and "
                             f"whitelisted functions ({', '.join(_FIRST_FUNCTIONS)}, ...)")
         value = method(node, depth + 1)
+        if isinstance(node, (ast.Name, ast.Constant)) or _finite_number(value) \
+                or _symbolic_linear(value):
+            return value  # a name, a finite number, or a sum of them: nothing to check
         problem = constant_issue(value)
         if problem is not None:
             # Checked node by node, so the caret marks the smallest part that is wrong and
@@ -192,7 +196,7 @@ class _Builder:
         if not math.isfinite(value):
             raise self.fail(node, "the number is not finite (beyond about 1e308)",
                             "write a finite number")
-        return sp.Float(value)
+        return float_number(value)
 
     def _Name(self, node: ast.Name, depth: int) -> Any:
         name = node.id
@@ -205,7 +209,7 @@ class _Builder:
         if name in FUNCTIONS or name in ALIASES or name == PIECEWISE_ALIAS:
             raise self.fail(node, f"{name!r} is a function", f"call it: {name}(...)")
         self.names.add(name)
-        return sp.Symbol(name, real=True)
+        return symbol(name)
 
     def _UnaryOp(self, node: ast.UnaryOp, depth: int) -> Any:
         operand = self.build(node.operand, depth)
@@ -213,7 +217,7 @@ class _Builder:
             raise self.fail(node, "arithmetic on a condition",
                             "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         if isinstance(node.op, ast.USub):
-            return -operand
+            return negated(operand)
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.Not):
@@ -239,11 +243,11 @@ class _Builder:
                                 "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
         op = node.op
         if isinstance(op, ast.Add):
-            return left + right
+            return summed([left, right])
         if isinstance(op, ast.Sub):
-            return left - right
+            return summed([left, negated(right)])
         if isinstance(op, ast.Mult):
-            return left * right
+            return scaled(left, right)
         if isinstance(op, (ast.Div, ast.Mod, ast.FloorDiv)) and right == 0:
             raise self.fail(node, "division by the literal zero", "divide by a nonzero value")
         if isinstance(op, ast.Div):
@@ -315,8 +319,8 @@ class _Builder:
             if is_condition(value):
                 raise self.fail(term, "arithmetic on a condition",
                                 "wrap the condition: indicator(x > 3) or where(x > 3, a, b)")
-            values.append(value if sign > 0 else -value)
-        return sp.Add(*values)
+            values.append(value if sign > 0 else negated(value))
+        return summed(values)
 
     def _power(self, node: ast.AST, base: Any, exponent: Any) -> Any:
         if exponent.is_Number and abs(float(exponent)) > self.limits.exponent:
@@ -438,6 +442,138 @@ class _Builder:
         if problem is not None:
             raise self.fail(node, f"{self.text(node)!r} draws with {problem[0]}",
                             f"{name}() needs {problem[1]}")
+
+
+_SYMBOLS: dict[str, sp.Symbol] = {}
+
+
+def symbol(name: str) -> sp.Symbol:
+    """``Symbol(name, real=True)``, kept per name (sympy's own cache is small and shared
+    with every expression it builds, so a card's names were made again and again)."""
+    found = _SYMBOLS.get(name)
+    if found is None:
+        if len(_SYMBOLS) > 100_000:  # bounded: a long run over many cards' names
+            _SYMBOLS.clear()
+        found = _SYMBOLS[name] = sp.Symbol(name, real=True)
+    return found
+
+
+def float_number(value: float) -> sp.Float:
+    """``sp.Float(value)`` of a finite Python float: its 53-bit value, made directly from
+    the float's bits (the same object: ``_mpf_``, precision, hash and printing), without
+    ``Float``'s parsing of every kind of input. Zero goes through ``sp.Float``.
+
+    Example:
+        >>> float_number(-1.019) == sp.Float(-1.019), sp.srepr(float_number(0.5))
+        (True, "Float('0.5', precision=53)")
+    """
+    if value == 0.0 or not math.isfinite(value):
+        return sp.Float(value)
+    return sp.Float._new(from_float(value, 53, "n"), 53)  # type: ignore[attr-defined]
+
+
+def scaled(left: Any, right: Any) -> Any:
+    """``left * right``; a weight times a name (``1.287 * x``) is made directly.
+
+    sympy's product of a new float and a symbol asks the float's assumptions (a fact
+    base per new number), which is most of parsing a linear equation; the product it
+    returns is ``Mul(number, symbol)``, and that is what is built here, the same object
+    (equal, same hash, same printing). Zero and one (which sympy folds) and every other
+    product go through sympy.
+
+    Example:
+        >>> x = sp.Symbol("x", real=True)
+        >>> scaled(sp.Float(1.5), x) == sp.Float(1.5) * x, scaled(x, sp.Integer(1))
+        (True, x)
+    """
+    number, symbol = (left, right) if right.is_Symbol else (right, left)
+    if symbol.is_Symbol and (number.is_Float and math.isfinite(float(number))
+                             and float(number) != 0.0
+                             or number.is_Integer and int(number) not in (0, 1)):
+        return sp.Mul._from_args((number, symbol))
+    return left * right
+
+
+def _term(value: Any) -> tuple[Any, Any] | None:
+    """(coefficient, symbol) of ``symbol`` or ``Mul(number, symbol)``; else None."""
+    if value.is_Symbol:
+        return sp.S.One, value
+    if value.is_Mul and len(value.args) == 2 and value.args[1].is_Symbol and \
+            (value.args[0].is_Float or value.args[0].is_Integer):
+        return value.args[0], value.args[1]
+    return None
+
+
+def negated(value: Any) -> Any:
+    """``-value``; a name or a weighted name is negated without sympy's arithmetic (the
+    same object as sympy's, see :func:`scaled`)."""
+    term = _term(value) if isinstance(value, sp.Expr) else None
+    if term is None or not term[0].is_finite:
+        return -value
+    coeff, symbol = term
+    return scaled(-coeff, symbol) if coeff != -1 or coeff.is_Float else symbol
+
+
+def summed(values: list[Any]) -> Any:
+    """``Add(*values)``; a sum of distinct weighted names and at most one nonzero number
+    is put together as sympy's ``Add.flatten`` would (terms in its canonical order, the
+    number first) without its term collection, which asks each new number's assumptions.
+
+    Example:
+        >>> x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+        >>> summed([sp.Float(2.0) * y, x, sp.Integer(3)]) == sp.Add(2.0 * y, x, 3)
+        True
+    """
+    from sympy.core.add import _addsort
+
+    if len(values) < 2:
+        return sp.Add(*values)
+    terms, numbers, symbols = [], [], set()
+    for value in values:
+        if not isinstance(value, sp.Expr):
+            return sp.Add(*values)
+        if value.is_Float or value.is_Integer:
+            numbers.append(value)
+            continue
+        term = _term(value)
+        if term is None or term[1] in symbols or value.is_Mul and scaled(*term) != value:
+            return sp.Add(*values)
+        symbols.add(term[1])
+        terms.append(value)
+    if len(numbers) > 1 or (numbers and (float(numbers[0]) == 0.0 or
+                                         not math.isfinite(float(numbers[0])))) or not terms:
+        return sp.Add(*values)
+    _addsort(terms)
+    return sp.Add._from_args(numbers + terms) if len(numbers) + len(terms) > 1 else terms[0]
+
+
+def _finite_number(value: Any) -> bool:
+    """A rational, or a float that is finite (``-1.5``): real and within float64, so
+    :func:`constant_issue` would pass it; its check (assumption queries) is skipped."""
+    if isinstance(value, sp.Rational):  # |p / q| < 2**1000: far within float64
+        return int(value.p).bit_length() < 1000 and int(value.q).bit_length() < 1000
+    return isinstance(value, sp.Float) and math.isfinite(float(value))
+
+
+def _symbolic_linear(value: Any) -> bool:
+    """A sum or product of symbols and real numbers (``2.5*x``, ``x - 3*y + 1``) that
+    names at least one symbol: :func:`constant_issue` has nothing to find in it (it is
+    not a number, and it holds no ``I``), so the check of each such node is skipped.
+    """
+    if not isinstance(value, (sp.Add, sp.Mul)):
+        return False
+    named = False
+    for arg in value.args:
+        if arg.is_Mul and len(arg.args) == 2:
+            arg, symbol = arg.args
+            if not symbol.is_Symbol:
+                return False
+            named = True
+        if arg.is_Symbol:
+            named = True
+        elif not (arg.is_Float or arg.is_Rational):
+            return False
+    return named
 
 
 def _is_text(node: ast.AST) -> bool:

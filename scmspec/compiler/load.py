@@ -33,6 +33,7 @@ _SCALAR_TAGS = {
 _MAP_TAG = "tag:yaml.org,2002:map"
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
+_STR_TAG = "tag:yaml.org,2002:str"
 _NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 
 
@@ -226,7 +227,7 @@ class _Walker:
     def span(self, node: Node) -> Span:
         m = node.start_mark
         end = node.end_mark.column + 1 if node.end_mark.line == m.line else None
-        return Span(self.name, m.line + 1, m.column + 1, end)
+        return Span.made(self.name, m.line + 1, m.column + 1, end)
 
     def build(self, node: Node, loc: Loc, depth: int) -> Any:
         self.count += 1
@@ -240,7 +241,8 @@ class _Walker:
             self.bag.add("SCM104", f"YAML nesting deeper than {self.limits.yaml_depth}",
                          self.span(node))
             return None
-        self.smap.spans.setdefault(loc, self.span(node))
+        if loc not in self.smap.spans:  # a mapping has already set its values' spans
+            self.smap.spans[loc] = self.span(node)
         if isinstance(node, ScalarNode):
             return self.scalar(node, loc) if self.within_bytes(node) else None
         if isinstance(node, SequenceNode) and node.tag == _SEQ_TAG:
@@ -306,6 +308,8 @@ class _Walker:
             raw = line[node.start_mark.column + 1:node.end_mark.column - 1]
             if raw == node.value:  # no escapes or doubled quotes: offsets map one to one
                 self.smap.quoted.add(loc)
+        if node.tag == _STR_TAG:
+            return node.value  # what the constructor returns for text, without its bookkeeping
         value = _CONSTRUCTOR.construct_object(node, deep=True)
         _CONSTRUCTOR.constructed_objects.pop(node, None)  # the shared constructor must not grow
         return value
@@ -328,15 +332,13 @@ class _Walker:
                              "each name may appear once; rename or merge the two entries")
                 continue
             first_line[key] = kspan.line
-            self.smap.keys[loc + (key,)] = kspan
-            self.smap.spans[loc + (key,)] = kspan
-            value = self.build(value_node, loc + (key,), depth + 1)
+            here = loc + (key,)
+            self.smap.keys[here] = kspan
             # Point the field itself at its value when the value is a scalar (closer caret),
             # keep the key's position for collections (the value starts on the next line).
-            if isinstance(value_node, ScalarNode):
-                self.smap.spans[loc + (key,)] = self.span(value_node)
-            else:
-                self.smap.spans[loc + (key,)] = kspan
+            self.smap.spans[here] = self.span(value_node) if isinstance(value_node, ScalarNode) \
+                else kspan
+            value = self.build(value_node, here, depth + 1)
             out[key] = value
         return out
 

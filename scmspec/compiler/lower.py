@@ -10,7 +10,7 @@ Invariant established: every step evaluates on arrays of any length n.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 import sympy as sp
@@ -68,27 +68,32 @@ def lower(resolved: ResolvedCard, smap: SourceMap | None = None) -> Plan:
         if spec.value is not None:  # a policy knob: pinned unless intervened on
             value = resolved.level_codes[name][spec.value] if isinstance(spec.value, str) \
                 else spec.value
-            steps.append(Step(constant=float(value), text=f"knob {spec.value!r}",
+            steps.append(Step(constant=float(value), text_source=f"knob {spec.value!r}",
                               **common))  # type: ignore[arg-type]
             continue
         if spec.distribution is not None:
             steps.append(Step(root=spec.distribution, block=block_of.get(name),
-                              affine=affine.get(name), text=_describe_root(spec.distribution),
+                              affine=affine.get(name),
+                              text_source=_describe_root(spec.distribution),
                               **common))  # type: ignore[arg-type]
             continue
         noise = _noise(resolved, name, constants, smap, bag)
         if spec.mechanism is not None:
             steps.append(Step(evaluate=spec.mechanism.lower(resolved.parents[name]),  # type: ignore[arg-type]
-                              noise=noise, text=_describe_root(spec.mechanism).lstrip("~ "),
+                              noise=noise,
+                              text_source=_describe_root(spec.mechanism).lstrip("~ "),
                               **common))  # type: ignore[arg-type]
             continue
         span = smap.nearest(("variables", name, "equation")) if smap else None
-        expr = _real(resolved.equations[name], constants, f"the equation of {name!r}", span,
-                     bag, f"variables.{name}.equation")
-        fn = _compiled(expr, resolved.parents[name], resolved.random_sites.get(name, 0),
-                       f"the equation of {name!r}", span, bag, f"variables.{name}.equation")
+        equation = resolved.equations[name]
+        fn = linear_evaluate(equation, resolved.parents[name])
+        if fn is None:
+            expr = _real(equation, constants, f"the equation of {name!r}", span,
+                         bag, f"variables.{name}.equation")
+            fn = _compiled(expr, resolved.parents[name], resolved.random_sites.get(name, 0),
+                           f"the equation of {name!r}", span, bag, f"variables.{name}.equation")
         steps.append(Step(evaluate=fn, noise=noise, sites=resolved.random_sites.get(name, 0),
-                          text=canonical(resolved.equations[name]), span=span,
+                          text_source=partial(canonical, equation), span=span,
                           **common))  # type: ignore[arg-type]
     blocks = tuple(Block(tuple(b.variables), None if b.correlation is None else
                          np.linalg.cholesky(np.asarray(b.correlation)), b.kind)
@@ -192,6 +197,129 @@ def _compiled(expr: sp.Basic, parents: tuple[str, ...], sites: int, what: str,
                 f"({type(exc).__name__}: {getattr(exc, 'msg', exc)})", span,
                 "split it over helper variables or lets with fewer nested calls", field)
         return lambda *arrays: np.zeros(len(arrays[0]) if arrays else 1)
+
+
+def linear_evaluate(expr: sp.Basic, parents: tuple[str, ...]) -> Evaluate | None:
+    """The evaluator of a linear equation over parents, built without sympy's printer, or
+    None when ``expr`` is not one.
+
+    Linear means a sum of terms ``c * parent`` (``c`` an integer, a rational or a float,
+    each parent once) plus an optional number; constants, lets already substituted, draws
+    and functions are not linear here and go through :func:`lambdify_expression`. The
+    evaluator does the arithmetic of the code ``lambdify`` would print, in its order:
+    terms as the printer orders them (by argument name ``_p<i>``, the number last, except that a
+    positive number and one negative term print as ``number - |c|*x``), each coefficient
+    the value of its printed digits (15 significant for a float), a negative term
+    subtracted. So it returns the same bits, without printing, parsing and compiling
+    Python source for every equation (most of a linear card's build).
+
+    Example:
+        >>> x, y = sp.Symbol("x", real=True), sp.Symbol("y", real=True)
+        >>> f = linear_evaluate(sp.Float(1.5) * y - 2 * x + 1, ("x", "y"))
+        >>> f(np.array([1.0]), np.array([2.0]))
+        array([2.])
+        >>> linear_evaluate(sp.exp(x), ("x",)) is None
+        True
+    """
+    args = expr.args if expr.is_Add else (expr,)
+    index = {p: i for i, p in enumerate(parents)}
+    terms: list[tuple[str, int, float | int | None]] = []
+    offset: float | int | None = None
+    for term in args:
+        if term.is_Number:
+            if offset is not None or term.is_zero:
+                return None
+            offset = _printed_number(term)
+            if offset is None:
+                return None
+            continue
+        if term.is_Symbol:
+            coeff, symbol = None, term
+        elif term.is_Mul and len(term.args) == 2 and term.args[0].is_Number \
+                and term.args[1].is_Symbol:
+            coeff, symbol = _printed_number(term.args[0]), term.args[1]
+            if coeff is None or coeff == 0:
+                return None
+        else:
+            return None
+        if symbol.name not in index:
+            return None
+        terms.append((symbol.name, index[symbol.name], coeff))
+    if not terms or (len(terms) == 1 and terms[0][2] is None and offset is None) \
+            or len({t[0] for t in terms}) != len(terms):
+        return None  # a bare parent (lambdify returns the parent's own array); repeats
+    # The printer's (lex) order, by symbol name, of the code lambdify_expression prints:
+    # parents renamed _p0, _p1, ... (so _p10 sorts before _p2).
+    terms.sort(key=lambda t: f"_p{t[1]}")
+    return _LinearEvaluate(tuple((i, c) for _, i, c in terms), offset)
+
+
+def _printed_number(number: sp.Basic) -> float | int | None:
+    """The Python value of a number as lambdify prints it into code, or None (not handled).
+
+    A float prints with the 15 significant digits of its 53-bit precision (so
+    ``0.1234567890123456789`` computes as ``0.123456789012346``); an integer as itself; a
+    rational ``p/q`` as ``(p/q)``, which Python divides exactly rounded.
+    """
+    if number.is_Integer:
+        value = int(number)
+        return value if abs(value) < 2**53 else None
+    if number.is_Float:
+        if number._prec != 53:  # type: ignore[attr-defined]
+            return None
+        from mpmath.libmp import to_str
+
+        return float(to_str(number._mpf_, 15))  # type: ignore[attr-defined]
+    if number.is_Rational:
+        p, q = int(number.p), int(number.q)  # type: ignore[attr-defined]
+        return p / q if abs(p) < 2**53 and abs(q) < 2**53 else None
+    return None
+
+
+class _LinearEvaluate:
+    """``c0 * p0 + c1 * p1 + ... + offset`` in the order and rounding of lambdify's code.
+
+    ``None`` as a coefficient is a bare ``+parent``; a negative coefficient is printed (and
+    so computed) as the subtraction of ``|c| * parent``, a first one as ``(-|c|) * parent``.
+    """
+
+    __slots__ = ("terms", "offset")
+
+    def __init__(self, terms: tuple[tuple[int, float | int | None], ...],
+                 offset: float | int | None) -> None:
+        self.terms, self.offset = terms, offset
+
+    def __call__(self, *arrays: np.ndarray) -> np.ndarray:
+        (i, c), rest = self.terms[0], self.terms[1:]
+        x = arrays[i]
+        if not rest and self.offset is not None and self.offset > 0 and c is not None \
+                and c < 0:  # sympy prints number + (negative) * x as "number - |c|*x"
+            return self.offset - (x if c == -1 and isinstance(c, int) else abs(c) * x)
+        out = (+x if c is None else -x if c == -1 and isinstance(c, int) else c * x)
+        # In place once ``out`` is a float64 array of its own: the same operations, in the
+        # same order, as ``a + b + c``; anything else (a scalar, integer codes) as Python
+        # would evaluate the printed code, one new value per operation.
+        inplace = isinstance(out, np.ndarray) and out.dtype == np.float64 and out is not x
+        for i, c in rest:
+            x = arrays[i]
+            term = x if c is None or (c == -1 and isinstance(c, int)) else abs(c) * x
+            if c is not None and c < 0:
+                if inplace:
+                    out -= term
+                else:
+                    out = out - term
+            elif inplace:
+                out += term
+            else:
+                out = out + term
+            inplace = isinstance(out, np.ndarray) and out.dtype == np.float64
+        if self.offset is not None:
+            if self.offset < 0:
+                out = out - abs(self.offset) if not inplace else np.subtract(
+                    out, abs(self.offset), out=out)
+            else:
+                out = out + self.offset if not inplace else np.add(out, self.offset, out=out)
+        return out
 
 
 @lru_cache(maxsize=8192)  # printing is a third of lowering; pools repeat their mechanisms

@@ -13,6 +13,7 @@ from scmspec.compiler.resolve import ResolvedCard, resolve
 from scmspec.compiler.spec import Card
 from scmspec.compiler.units import check_units
 from scmspec.compiler.validate import validate
+from scmspec.limits import pinned_limits
 
 
 @dataclass(frozen=True)
@@ -27,19 +28,22 @@ class CompiledCard:
 
 def parse_card(path: Path | str) -> tuple[Card, SourceMap]:
     """Stages 1-2: read and validate a card file."""
-    raw, smap = load(path)
-    return validate(raw, smap), smap
+    with pinned_limits():
+        raw, smap = load(path)
+        return validate(raw, smap), smap
 
 
 def parse_card_text(text: str | bytes, name: str = "<card>") -> tuple[Card, SourceMap]:
-    raw, smap = load_text(text, name)
-    return validate(raw, smap), smap
+    with pinned_limits():
+        raw, smap = load_text(text, name)
+        return validate(raw, smap), smap
 
 
 def compile_card(card: Card, smap: SourceMap | None = None) -> CompiledCard:
     """Stages 3-5 on a validated card."""
     smap = smap or SourceMap(f"<{card.id}>")
-    resolved = resolve(card, smap)
-    resolved = check_units(resolved, smap)
-    check_noise_units(resolved, smap)
-    return CompiledCard(card, smap, resolved, lower(resolved, smap))
+    with pinned_limits():  # the environment's overrides, read once per card
+        resolved = resolve(card, smap)
+        resolved = check_units(resolved, smap)
+        check_noise_units(resolved, smap)
+        return CompiledCard(card, smap, resolved, lower(resolved, smap))

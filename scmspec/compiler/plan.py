@@ -41,11 +41,23 @@ class Step:
     # Named handlers the protocol chooses among, row by row (empty: just `handler`).
     handlers: tuple[tuple[str, HandlerBase], ...] = ()
     observed: bool = True
-    text: str = ""  # canonical equation or distribution, for humans and goldens
+    # The canonical equation or distribution text (for humans and goldens), or a function
+    # that prints it: printing an equation is sympy work a sampler never needs, so lower
+    # defers it to the first read of ``text``.
+    text_source: str | Callable[[], str] = field(default="", compare=False)
     span: Span | None = None  # where the equation is written (sampling errors point there)
     allowed: tuple[float, ...] | None = None  # values a coded kind may take (binary 0/1, codes)
     # Levels with values (or a code base): level index i is written as level_values[i].
     level_values: tuple[float, ...] | None = None
+
+    @property
+    def text(self) -> str:
+        """The canonical equation or distribution text (printed on first read)."""
+        text = self.text_source
+        if not isinstance(text, str):
+            text = text()
+            object.__setattr__(self, "text_source", text)  # printed once
+        return text
 
     @property
     def discrete(self) -> bool:

@@ -239,6 +239,9 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
                     f"edges[{listed[pair]}])", smap.nearest(("edges", i)), "remove one of them")
         listed.setdefault(pair, i)
     variables = set(card.variables)
+    into: dict[str, set[str]] = {}  # target -> its listed sources (one pass, not d passes)
+    for (s, t) in listed:
+        into.setdefault(t, set()).add(s)
     for name, spec in card.variables.items():
         used = equation_parents(equations[name], variables) if name in equations else set()
         if spec.mechanism is not None:
@@ -249,7 +252,7 @@ def _graph(card: Card, equations: dict[str, sp.Expr], smap: SourceMap, bag: Diag
                         "declare it under variables:")
             used &= variables
         # An edge from an undeclared name is already SCM305; do not call it unused too.
-        declared = {s for (s, t) in listed if t == name and s in variables}
+        declared = into.get(name, set()) & variables
         for p in sorted(used - declared):
             loc = ("variables", name, "equation")
             at, width, note = _parent_site(card, spec.equation or "", p)

@@ -338,8 +338,8 @@ def _exact(exponent: Any) -> Fraction:
 
 def _affine(ureg: Ureg, unit: pint.Unit) -> float | None:
     """The unit's zero in base units (0 for ordinary units); None for logarithmic units."""
-    base = ureg.get_base_units(unit)[1]
-    try:
+    try:  # pint fails in many ways on a logarithmic unit inside a compound one (dB/km)
+        base = ureg.get_base_units(unit)[1]
         z, one, two = (ureg.Quantity(v, unit).to(base).magnitude for v in (0.0, 1.0, 2.0))
     except Exception:  # noqa: BLE001 - conversions of exotic units can fail in many ways
         return None

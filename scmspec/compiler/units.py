@@ -271,6 +271,10 @@ class _Walker:
                                                 b=other.unit_text())
                 return self.report("SCM406", node, f"'{hints.show(node)}' {what}",
                                    hints.offset_hint(off_e, off))
+            if d.same_dims(ref) and (d.same_scale(ref) or self.converts(d, ref)):
+                continue  # the usual case: no message, so no sum of the pair to build
+            # The pair named in a message (built only here: a new sympy sum per term of
+            # every equation was most of checking a card without units).
             pair = sp.Add(ref_e, e) if verb == "add" and len(live) > 2 else node
             if not d.same_dims(ref):
                 what = hints.VERBS[verb].format(a=d.dims_text(), b=ref.dims_text())

@@ -150,6 +150,9 @@ def _explain(err: Any, path: str,
             return (f"unknown field {field!r} for kind {tag!r}",
                     (f"did you mean {guess[0]!r}? " if guess else "") + f"{kind_tag[0]} kind "
                     f"{tag!r} takes: {listed} (docs/card-language.md)")
+        if field in _known_fields():  # a real field in the wrong place: no self-suggestion
+            return (f"unknown field {field!r} here", f"{field!r} is a field of another part of "
+                    "a card; see docs/card-language.md for the fields this part takes")
         guess = difflib.get_close_matches(field, _known_fields(), n=1)
         return (f"unknown field {field!r}",
                 f"did you mean {guess[0]!r}?" if guess else "remove it; see docs/card-language.md")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import networkx as nx
@@ -124,7 +125,7 @@ class SCM:
         """n observational rows (after selection, if the card has one)."""
         s = numpy_sampler.sample(self.plan, n, 0, self.streams(seed, "obs", replicate),
                                  forced=dict(self.forced) or None)
-        return self.frame(s.columns, include_latent)
+        return self.frame(s.columns, include_latent, share=True)  # s is not used again
 
     def sample_interventional(self, n_obs: int | None = None, n_int: int | None = None,
                               seed: int | None = None, replicate: int = 0,
@@ -150,19 +151,26 @@ class SCM:
         mask = pd.DataFrame(cells, index=data.index, columns=data.columns, copy=False)
         return InterventionalData(data, mask, _records(s), s.acceptance)
 
-    def frame(self, cols: Mapping[str, np.ndarray], include_latent: bool = False) -> pd.DataFrame:
-        """A table of sampled columns in card order (latent variables dropped by default)."""
+    def frame(self, cols: Mapping[str, np.ndarray], include_latent: bool = False,
+              share: bool = False) -> pd.DataFrame:
+        """A table of sampled columns in card order (latent variables dropped by default).
+
+        With ``share`` (the caller does not use ``cols`` again), columns that are the rows,
+        in order, of one sampler table are wrapped as they are, without a copy.
+        """
         spec = self.compiled.card.variables
-        names = list(spec) if include_latent else list(self.plan.columns)
+        names = tuple(spec) if include_latent else self.plan.columns
         n = len(next(iter(cols.values()))) if cols else 0
-        # One (n, d) float block, wrapped without a second copy; then integer columns.
-        block = np.vstack([cols[v] for v in names]) if names else np.empty((0, n))
         missing = self.missing_cells(cols)
+        # One (n, d) float block, wrapped without a second copy; then integer columns.
+        block = _table_of(cols, names) if share and not missing else None
+        if block is None:
+            block = np.vstack([cols[v] for v in names]) if names else np.empty((0, n))
         if missing:
             position = {v: i for i, v in enumerate(names)}
             for v, cells in missing.items():
                 block[position[v], cells] = np.nan  # vstack copied: cols stay complete
-        frame = pd.DataFrame(block.T, columns=names, copy=False)
+        frame = pd.DataFrame(block.T, columns=_column_index(names).view(), copy=False)
         ints: dict[str, Any] = {
             v: np.int64 for v in names if spec[v].kind != "continuous" and _integral(cols[v])}
         for v in missing:  # a discrete column with missing cells: nullable integers
@@ -188,6 +196,36 @@ class SCM:
         for v, rows in self.missing_cells(cols).items():
             cells[:, position[v]] = rows
         return pd.DataFrame(cells, columns=list(self.plan.columns), copy=False)
+
+
+@lru_cache(maxsize=256)
+def _column_index(names: tuple[str, ...]) -> pd.Index:
+    """The columns' Index, built once per column list (a frame's constructor spends most of
+    its time making it from a list); callers take a ``view()``, so a name set on one frame's
+    columns stays there."""
+    return pd.Index(list(names))
+
+
+def _table_of(cols: Mapping[str, np.ndarray], names: tuple[str, ...]) -> np.ndarray | None:
+    """The (variables, n) table whose rows, in order, are the columns ``names``, or None.
+
+    The sampler writes every variable into a row of one table; when the observed columns
+    are all its rows in card order (no latent variable, card order topological), the
+    table itself is the frame's block.
+    """
+    if not names:
+        return None
+    table = cols[names[0]].base
+    if not isinstance(table, np.ndarray) or table.ndim != 2 or table.dtype != np.float64 \
+            or table.shape[0] != len(names) or not table.flags.c_contiguous:
+        return None
+    start, stride = table.__array_interface__["data"][0], table.strides[0]
+    for i, name in enumerate(names):
+        col = cols[name]
+        if col.base is not table or col.shape != table.shape[1:] or \
+                col.__array_interface__["data"][0] != start + i * stride:
+            return None
+    return table
 
 
 def _integral(values: np.ndarray) -> bool:

@@ -39,6 +39,9 @@ __all__ = ["GATES", "POOL_GATES", "REPORT_ORDER", "GateContext", "GateResult", "
            "Severity", "Status", "count_assignment", "justify", "make_result", "reachability"]
 
 
+STATISTIC_DIGITS = 12
+
+
 @dataclass(frozen=True)
 class GateResult:
     """The outcome of one gate on one card."""
@@ -58,10 +61,14 @@ class GateResult:
         return self.status == "fail" and self.severity == "blocking"
 
     def to_json(self, card: str) -> dict[str, Any]:
+        """The gates.json entry. The statistic is written to ``STATISTIC_DIGITS`` significant
+        digits: a correlation summed by the CPU's BLAS kernels (SkylakeX or Haswell) differs
+        in its last bit between machines, and gates.json must not."""
+        stat = None if self.statistic is None else float(f"{self.statistic:.{STATISTIC_DIGITS}g}")
         return {
             "card": card, "gate": self.gate, "status": self.status, "severity": self.severity,
             "detail": self.detail, "location": str(self.location) if self.location else None,
-            "variables": list(self.variables), "statistic": self.statistic,
+            "variables": list(self.variables), "statistic": stat,
             "threshold": self.threshold, "justification": self.justification,
         }
 
@@ -200,6 +207,14 @@ class GateContext:
             sd = np.sqrt(np.add.reduce(scratch, axis=1) / n)
         self._memo["scratch"] = scratch
         return mean, sd
+
+    @cached_property
+    def observed_extremes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(min, max) of each observed variable's obs values (NaN propagates), built once."""
+        _, x = self.observed_obs
+        if x.shape[1] == 0:
+            return np.full(x.shape[0], np.nan), np.full(x.shape[0], np.nan)
+        return np.minimum.reduce(x, axis=1), np.maximum.reduce(x, axis=1)
 
     @cached_property
     def observed_corr(self) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.streams import Streams
 from scmspec.validators.base import GATES, GateContext, GateResult, Status, make_result
 from scmspec.validators.mechanisms import copied_parent, top_level_clip
-from scmspec.validators.pilot import fisher, pilot_columns, tail_pilot, wilson
+from scmspec.validators.pilot import fisher, pilot_columns, share_of, tail_pilot
 from scmspec.validators.thresholds import (
     BOUNDARY_MASS,
     CATEGORY_DOMINANCE,
@@ -34,7 +34,11 @@ from scmspec.validators.thresholds import (
     NEAR_COPY_SEMANTIC,
     NEAR_COPY_SYNTHETIC,
     RANGE_SLACK,
-    TAIL_BLOCK_ROWS,
+    TAIL_BLOCK_SHARE,
+    TAIL_NOISE_ROWS,
+    TAIL_PILOT_ROWS,
+    TAIL_PROOF_RATE,
+    TAIL_RATE,
 )
 
 Array = np.ndarray
@@ -122,13 +126,118 @@ def numeric_equation(ctx: GateContext, name: str) -> sp.Basic:
 Ranged = list[tuple[str, tuple[float, float]]]
 
 
-def _outside(x: Array, ranged: Ranged) -> Array:
-    """(variables, rows) bool: beyond the declared bounds by more than RANGE_SLACK."""
+def _limits(ranged: Ranged) -> tuple[Array, Array]:
+    """(low, high) per ranged variable, widened by the relative slack RANGE_SLACK."""
     lo = np.array([float(r[0]) for _, r in ranged])
     hi = np.array([float(r[1]) for _, r in ranged])
     slack = RANGE_SLACK * np.maximum(1.0, np.maximum(np.abs(lo), np.abs(hi)))
-    out: Array = (x < (lo - slack)[:, None]) | (x > (hi + slack)[:, None])
+    return lo - slack, hi + slack
+
+
+def _outside(x: Array, ranged: Ranged, limits: tuple[Array, Array] | None = None) -> Array:
+    """(variables, rows) bool: beyond the declared bounds by more than RANGE_SLACK."""
+    lo, hi = limits if limits is not None else _limits(ranged)
+    out: Array = (x < lo[:, None]) | (x > hi[:, None])
     return out
+
+
+def _table_rows(columns: dict[str, Array], names: list[str]) -> tuple[Array, Array] | None:
+    """(table, row of each name) when the columns are rows of one sampled table, else None.
+
+    The sampler writes variable i of its columns (plan order) to row i of one
+    (variables, rows) table; reading the table directly saves a stack per call.
+    """
+    cols = [columns[v] for v in names]
+    base = cols[0].base if cols else None
+    if not (isinstance(base, np.ndarray) and base.ndim == 2 and base.dtype == np.float64
+            and base.shape[0] == len(columns) and all(c.base is base for c in cols)):
+        return None
+    position = {k: i for i, k in enumerate(columns)}
+    idx = np.array([position[v] for v in names], dtype=np.intp)
+    for j in {0, len(cols) - 1}:
+        if (base[idx[j]].__array_interface__["data"][0]
+                != cols[j].__array_interface__["data"][0]):
+            return None
+    return base, idx
+
+
+def _extremes(columns: dict[str, Array], names: list[str]) -> tuple[Array, Array]:
+    """Per name, (min, max) of its column (NaN propagates): one reduction over the table."""
+    found = _table_rows(columns, names)
+    if found is not None:
+        base, idx = found
+        return base.min(axis=1)[idx], base.max(axis=1)[idx]
+    cols = [columns[v] for v in names]
+    return (np.array([c.min() if c.size else np.inf for c in cols]),
+            np.array([c.max() if c.size else -np.inf for c in cols]))
+
+
+def _leaving(ctx: GateContext, ranged: Ranged) -> tuple[Array, Array]:
+    """(obs, obs+int) bool per ranged variable: some row of the split (any replicate),
+    intervened rows included, is outside the range or NaN. Cached.
+
+    The obs split's extremes are the context's shared ``observed_extremes`` (when every
+    ranged variable is observed); each other split's one min and one max over its
+    sampled table (the ranged rows located once: every split has the plan's order).
+    """
+    def compute() -> tuple[Array, Array]:
+        names = [v for v, _ in ranged]
+        lo, hi = _limits(ranged)
+        flags = [np.zeros(len(ranged), dtype=bool), np.zeros(len(ranged), dtype=bool)]
+        rows: Array | None = None
+        observed = {v: i for i, v in enumerate(ctx.observed_obs[0])}
+        shared = all(v in observed for v in names)  # the obs split: the shared extremes
+        with np.errstate(invalid="ignore"):
+            if shared:
+                at = np.array([observed[v] for v in names], dtype=np.intp)
+                low, high = ctx.observed_extremes
+                flags[0] |= ~((low[at] >= lo) & (high[at] <= hi))
+            for rep in ctx.replicates:
+                for sample in (rep.obsint,) if shared else (rep.obs, rep.obsint):
+                    k = 1 if sample is rep.obsint else 0
+                    base = next(iter(sample.columns.values())).base
+                    if rows is None or not _same_table(sample.columns, names, base, rows):
+                        found = _table_rows(sample.columns, names)
+                        rows = None if found is None else found[1]
+                    if rows is not None and isinstance(base, np.ndarray):
+                        low, high = base.min(axis=1)[rows], base.max(axis=1)[rows]
+                    else:
+                        low, high = _extremes(sample.columns, names)
+                    flags[k] |= ~((low >= lo) & (high <= hi))
+        return flags[0], flags[1]
+
+    return ctx.cached("ranges_leaving", compute)
+
+
+def _same_table(columns: dict[str, Array], names: list[str], base: object, rows: Array) -> bool:
+    """Whether the first and last ranged columns are still rows ``rows`` of ``base``."""
+    if not isinstance(base, np.ndarray) or base.ndim != 2 or any(
+            columns[v].base is not base for v in names):
+        return False
+    for j in {0, len(names) - 1}:
+        col = columns[names[j]]
+        if col.base is not base or (base[rows[j]].__array_interface__["data"][0]
+                                    != col.__array_interface__["data"][0]):
+            return False
+    return True
+
+
+def _natural_outside(ctx: GateContext, ranged: Ranged) -> Array:
+    """Per ranged variable, natural values outside its range (slack RANGE_SLACK).
+
+    Each split's extremes come from one reduction over its sampled table; only a
+    variable whose extremes leave the range (on any row, intervened rows included, or
+    NaN) is counted exactly on its natural rows.
+    """
+    outside = np.zeros(len(ranged), dtype=np.intp)
+    if not ranged or not ctx.replicates:
+        return outside
+    names = [v for v, _ in ranged]
+    obs, obsint = _leaving(ctx, ranged)
+    for j in np.flatnonzero(obs | obsint):
+        x = natural_rows(ctx, names[j])[None, :]
+        outside[j] = int(np.count_nonzero(_outside(x, [ranged[j]])))
+    return outside
 
 
 def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateResult]:
@@ -140,16 +249,22 @@ def _intervened_out_of_range(ctx: GateContext, ranged: Ranged) -> Iterator[GateR
     """
     if not ranged or not ctx.replicates:
         return
+    ranged = [r for r, flag in zip(ranged, _leaving(ctx, ranged)[1]) if flag]
+    if not ranged:  # no row of obs+int outside: no intervened row either
+        return
     count, rows = np.zeros(len(ranged), dtype=np.intp), 0
     low, high = np.full(len(ranged), np.inf), np.full(len(ranged), -np.inf)
     blamed: list[set[str]] = [set() for _ in ranged]
+    limits, names = _limits(ranged), [v for v, _ in ranged]
     for rep in ctx.replicates:
         s = rep.obsint
         hit = np.flatnonzero(s.assigned.any(axis=1))
         if not hit.size:
             continue
-        x = np.stack([s.columns[v][hit] for v, _ in ranged])
-        out = _outside(x, ranged)
+        found = _table_rows(s.columns, names)
+        x = (found[0][np.ix_(found[1], hit)] if found is not None
+             else np.stack([s.columns[v][hit] for v in names]))
+        out = _outside(x, ranged, limits)
         rows += hit.size
         if not out.any():
             continue
@@ -201,22 +316,55 @@ def _clip_binding(ctx: GateContext) -> list[tuple[str, float, str, float]]:
 
 
 def _tail(ctx: GateContext, ranged: Ranged, released_bad: set[str]) -> Iterator[GateResult]:
-    """Ranged variables that leave their range on the tail pilot (not on released rows)."""
+    """Ranged variables whose share of natural rows outside the range is not ~0 (tail check).
+
+    The share is proved below TAIL_PROOF_RATE, exact (a root), averaged from the noise
+    law on sampled parents, or counted on sampled rows (``pilot.tail_pilot``). It blocks
+    from TAIL_BLOCK_SHARE; an exact or averaged share from TAIL_PROOF_RATE warns (a
+    counted one does not: 1-4 rows of 1.5M do not tell a share from a smaller one); a
+    variable already failing on the released rows is not reported again.
+    """
     pilot = tail_pilot(ctx, ranged)
     for j, (name, (lo_j, hi_j)) in enumerate(ranged):
-        k = int(pilot.outside[j])
-        if not k or name in released_bad:
-            continue
+        share, how = float(pilot.share[j]), pilot.method[j]
+        if how in ("proved", "skipped") or share < TAIL_PROOF_RATE or name in released_bad:
+            continue  # below the proof rate: as good as proved
         lo_x, hi_x = float(pilot.low[j]), float(pilot.high[j])
         extreme = lo_x if lo_x < lo_j else hi_x
-        status: Status = "fail" if k >= TAIL_BLOCK_ROWS else "warn"
+        n = int(pilot.rows[j])
+        source = {
+            "exact": "exact, from its distribution's quantiles; value at quantile "
+                     f"{TAIL_PROOF_RATE:g}: {extreme:.6g}",
+            "noise": f"the mean over {n} pilot rows of the probability that its noise puts "
+                     f"it outside given its sampled parents, se {float(pilot.se[j]):.2g}; "
+                     f"extreme value seen {extreme:.6g}",
+            "rows": f"{round(share * n)} of {n} pilot rows outside; extreme value "
+                    f"{extreme:.6g}",
+        }[how]
+        status: Status = "fail" if share >= TAIL_BLOCK_SHARE else "warn"
+        if status == "warn" and how == "rows":
+            continue  # 1-4 rows of 1.5M: Poisson noise around a smaller share, not a finding
         yield make_result("ranges", status, f"{name!r} leaves its declared range [{lo_j:g}, "
-                          f"{hi_j:g}] on the tail pilot: {k} of {pilot.rows} rows "
-                          f"({k / pilot.rows:.2g} of rows; extreme value {extreme:.6g}; "
-                          f"blocks from {TAIL_BLOCK_ROWS} rows); the released rows miss it, a "
+                          f"{hi_j:g}] on a share {share:.2g} of natural rows ({source}; "
+                          f"blocks from {TAIL_BLOCK_SHARE:g}); the released rows miss it, a "
                           "pool of datasets will not: fix the equation or distribution so "
                           "the tails stay physical, or declare the range the model implies",
-                          ctx.where("variables", name, "range"), (name,), k / pilot.rows, 0)
+                          ctx.where("variables", name, "range"), (name,), share, 0)
+
+
+def _tail_summary(ctx: GateContext, ranged: Ranged) -> str:
+    """How the tail check settled the ranges, for the pass detail."""
+    tail = tail_pilot(ctx, ranged)
+    if tail.skipped or not ranged:
+        return ""
+    counts = {m: tail.method.count(m) for m in ("proved", "exact", "noise", "rows")}
+    parts = [f"{counts['proved']} proved by interval bounds (share < {TAIL_PROOF_RATE:g})",
+             f"{counts['exact']} roots exact"]
+    if counts["noise"]:
+        parts.append(f"{counts['noise']} from their noise law on {TAIL_NOISE_ROWS} pilot rows")
+    if counts["rows"]:
+        parts.append(f"{counts['rows']} counted on {TAIL_PILOT_ROWS} pilot rows")
+    return f"; tail check ({TAIL_RATE:g} of rows must block): " + ", ".join(parts)
 
 
 @GATES.register("ranges")
@@ -231,10 +379,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
     """
     card = ctx.compiled.card
     ranged = [(v, spec.range) for v, spec in card.variables.items() if spec.range is not None]
-    outside = np.zeros(len(ranged), dtype=np.intp)
-    if ranged and ctx.replicates:
-        x = natural_matrix(ctx, [v for v, _ in ranged])
-        outside = np.count_nonzero(_outside(x, ranged), axis=1)
+    outside = _natural_outside(ctx, ranged)
     ok = True
     bad: set[str] = set()
     for res in _intervened_out_of_range(ctx, ranged):
@@ -273,9 +418,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
                               "declare `boundary:` if saturation is the real mechanism",
                               ctx.where("variables", v, "equation"), (v,), share, 0)
     if ok:
-        tail = tail_pilot(ctx, ranged) if ctx.replicates else None
-        where = (f" and on a tail pilot of {tail.rows} rows" if tail is not None and tail.rows
-                 else "")
+        where = _tail_summary(ctx, ranged) if ctx.replicates else ""
         clips = "; ".join(f"{v} {what} {b:g} " + (f"binds on {sh:.1%}" if sh else "never binds")
                           for v, b, what, sh in binding)
         yield make_result("ranges", "pass" if ranged or binding else "skip",
@@ -373,15 +516,10 @@ def category_dominance(ctx: GateContext) -> Iterator[GateResult]:
     for j in np.flatnonzero(flags):
         v = names[j]
         value, share = _mode(x[rows[j]])
-        lower = float(wilson(share * n, n)[0])
-        where = f"{n} released rows"
-        if lower <= CATEGORY_DOMINANCE:  # straddles the threshold: decide on the pilot
-            pilot = pilot_columns(ctx, [v])
-            if pilot is not None:
-                m = pilot[v].size
-                share = float(np.count_nonzero(pilot[v] == value)) / m
-                lower, where = float(wilson(share * m, m)[0]), f"a pilot of {m} rows"
-        if lower <= CATEGORY_DOMINANCE:
+        found = share_of(ctx, v, value, share, n, CATEGORY_DOMINANCE)
+        share, lower = found.share, found.lower
+        where = f"a pilot of {found.rows} rows" if found.on_pilot else f"{n} released rows"
+        if not found.past:
             margin.append(f"{v} {share:.2%} on {where} (lower bound {lower:.2%})")
             flags[j] = False
             continue
@@ -426,13 +564,16 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
         yield make_result("boundary_mass", "skip", "no observed continuous variable")
         return
     exempt, declared, margin, judged = [], [], [], 0
-    for i in rows:
+    lowest, highest = ctx.observed_extremes
+    for i, lo_i, hi_i in zip(rows, lowest[rows].tolist(), highest[rows].tolist()):
         v = all_names[i]
         bounds = {float(b) for b in spec[v].range or ()}
         bounds |= {b for b in equation_clip(ctx, v) if b is not None}
         if not bounds:
             continue
         judged += 1
+        if lo_i == lo_i and not any(lo_i <= b <= hi_i for b in bounds):
+            continue  # no value sits at a bound (NaN extremes: count anyway)
         col = x[i]
         b, mass = max(((b, float(np.count_nonzero(col == b)) / n) for b in sorted(bounds)),
                       key=lambda kv: kv[1])
@@ -444,15 +585,10 @@ def boundary_mass(ctx: GateContext) -> Iterator[GateResult]:
         if _discrete_valued(col):
             exempt.append(f"{v} ({np.unique(col).size} values)")
             continue
-        lower = float(wilson(mass * n, n)[0])
-        where = f"{n}"
-        if lower <= BOUNDARY_MASS:  # straddles the threshold: decide on the pilot
-            pilot = pilot_columns(ctx, [v])
-            if pilot is not None:
-                m = pilot[v].size
-                mass = float(np.count_nonzero(pilot[v] == b)) / m
-                lower, where = float(wilson(mass * m, m)[0]), f"{m} pilot"
-        if lower <= BOUNDARY_MASS:
+        found = share_of(ctx, v, b, mass, n, BOUNDARY_MASS)
+        mass, lower = found.share, found.lower
+        where = f"{found.rows} pilot" if found.on_pilot else f"{n}"
+        if not found.past:
             margin.append(f"{v} {mass:.1%} of {where} rows (lower bound {lower:.1%})")
             continue
         ok = False

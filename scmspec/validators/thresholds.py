@@ -108,20 +108,33 @@ RESIDUAL_SIGN_Z = 5.0
 MIN_TARGET_CHANGED = 0.01
 TARGET_CHANGED_Z = 3.0
 
-# --- tail pilot --------------------------------------------------------------------------
-# ranges: besides the released rows, declared ranges are checked on a pilot of this many
-# observational rows (the ranged variables and their ancestors only, drawn in chunks from
-# the pilot's own streams, so the released data do not change). A value outside its range
-# at 1 in 10^5 rows is found with probability 1 - exp(-3) = 95% (99.8% at 2 in 10^5).
+# --- tail check --------------------------------------------------------------------------
+# ranges must block a natural value outside its declared range at TAIL_RATE of rows, which
+# the released rows (10^3-10^4) cannot see. Three ways to know a ranged variable's share
+# outside, cheapest first (validators/tail_bound.py, validators/pilot.py):
+# * proved: the interval bound (every exogenous source cut to its central quantiles,
+#   intervals propagated through the equations) lies inside the range; share < TAIL_PROOF_RATE;
+# * exact: a root's share from its quantile function;
+# * sampled: the ancestral set of the rest, from the pilot's own streams (the released data
+#   do not change). A variable with its own noise of known law: TAIL_NOISE_ROWS rows, its
+#   share the average over rows of the probability that the noise puts it outside given the
+#   sampled parents (a conditional expectation: low variance, no rows need to fall outside);
+#   any other: TAIL_PILOT_ROWS rows, rows outside counted.
+TAIL_RATE = 1e-5
+TAIL_PROOF_RATE = 1e-6
+TAIL_NOISE_ROWS = 50_000
 TAIL_PILOT_ROWS = 300_000
-# A tail finding blocks from this many pilot rows outside the range (a share of 3.3e-5 at
-# 300,000 rows); fewer rows outside are a warning naming the variable, the extreme value
-# and the share. A one-row rule flipped with the seed: the shipped library's rare tails
-# (about 1 in 300,000) blocked five cards at seed 1 and none at the default seed. With 10
-# rows a share of 1e-4 blocks on every seed (expected 30 rows), 1e-5 only with
-# probability 0.1% (expected 3), which is the price of a decision that does not flip.
-TAIL_BLOCK_ROWS = 10
 TAIL_PILOT_CHUNK = 50_000
+# A counted variable with a row outside on TAIL_PILOT_ROWS is counted on until
+# TAIL_CONFIRM_ROWS rows, so its share is decided on enough rows to be stable.
+TAIL_CONFIRM_ROWS = 1_500_000
+# A share at or above this blocks; a share in [TAIL_PROOF_RATE, TAIL_BLOCK_SHARE) warns.
+# Counted rows: a share of 1e-5 is seen on TAIL_PILOT_ROWS with probability
+# 1 - exp(-3) = 95% (2e-5: 99.75%), then counted on 1.5M rows (15 expected, blocks from
+# 5): it blocks with probability 95%; 1e-6 blocks with probability < 1% (26% see a row,
+# then P(>= 5 of 1.5 expected) = 1.9%). Exact and averaged shares decide within a few
+# standard errors of this value (docs/gates.md, "Tail check").
+TAIL_BLOCK_SHARE = 3e-6
 
 # --- authoring -----------------------------------------------------------------------------
 # placeholders: words that mark unfinished text in descriptions, meanings, reasons and

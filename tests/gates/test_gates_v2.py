@@ -140,7 +140,7 @@ def test_a_value_outside_its_range_once_in_many_rows_blocks_release(tmp_path: Pa
              "noise: {kind: none}}\n")
     text = card(ROOT_X + sleep, [("x", "sleep")])
     res = failure(gate(tmp_path, text, "ranges"))
-    assert res.variables == ("sleep",) and "on the tail pilot" in res.detail
+    assert res.variables == ("sleep",) and "pilot rows outside" in res.detail
     assert "extreme value -" in res.detail and 1e-5 < (res.statistic or 0) < 1e-4
 
 

@@ -121,14 +121,19 @@ def _check_located(exc: Any, smap: Any) -> None:
         assert d.code.startswith("SCM") and d.code != "SCM901", d.code
 
 
+WALL_FACTOR = 4  # wall-clock allowance per CPU-second before a silent worker is killed
+
+
 def _classify(text: str, seconds: float) -> tuple[str, str]:
     """Run one mutant in this (worker) process under an alarm; never raises."""
 
     def timeout(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"no result within {seconds:g} s")
+        raise TimeoutError(f"no result within {seconds:g} CPU-s")
 
-    signal.signal(signal.SIGALRM, timeout)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # CPU time, not wall time: a loaded machine (pytest-xdist, a busy CI runner) must not
+    # turn a slow mutant into a "hang"; a mutant that sleeps is caught by the wall deadline.
+    signal.signal(signal.SIGPROF, timeout)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -139,7 +144,7 @@ def _classify(text: str, seconds: float) -> tuple[str, str]:
     except BaseException:  # noqa: BLE001 - every other exception is the finding
         return "crash", traceback.format_exc(limit=-12)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 def _worker(jobs: Any, results: Any, seconds: float) -> None:
@@ -155,11 +160,12 @@ def _worker(jobs: Any, results: Any, seconds: float) -> None:
 
 def run(batch: list[Mutant], seconds: float = 20.0, log: Any = None,
         grace: float = 10.0) -> Report:
-    """Run mutants in a watched worker; a mutant past ``seconds`` is a hang.
+    """Run mutants in a watched worker; a mutant past ``seconds`` of CPU time is a hang.
 
-    The worker's own alarm reports a hang in Python code with its traceback; one stuck
-    in C code (where the alarm is not seen) is killed by this process ``grace`` seconds
-    later, and a new worker takes the rest of the batch.
+    The worker's own CPU-time alarm reports a hang in Python code with its traceback; one
+    stuck in C code (where the alarm is not seen) or asleep is killed by this process after
+    ``WALL_FACTOR * seconds + grace`` seconds of wall time, and a new worker takes the rest
+    of the batch.
     """
     report, start = Report(), time.perf_counter()
     by_number = {m.number: m for m in batch}
@@ -172,7 +178,8 @@ def run(batch: list[Mutant], seconds: float = 20.0, log: Any = None,
         for number in pending:
             jobs.put((number, by_number[number].text))
         jobs.put(None)
-        pending = _collect(pending, results, worker, seconds + grace, report, by_number, log)
+        deadline = WALL_FACTOR * seconds + grace
+        pending = _collect(pending, results, worker, deadline, report, by_number, log)
         worker.join(timeout=5)
         if worker.is_alive():
             worker.kill()

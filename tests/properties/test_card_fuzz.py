@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -42,9 +43,8 @@ def test_a_hang_is_reported_with_the_mutant(monkeypatch: pytest.MonkeyPatch) -> 
 
     def slow(text: str) -> tuple[str, str]:
         if text == batch[1].text:
-            import time
-
-            time.sleep(30)
+            while True:  # a busy loop: the CPU-time alarm sees it
+                pass
         return "ok", ""
 
     monkeypatch.setattr(card_fuzz, "evaluate", slow)
@@ -63,7 +63,7 @@ def test_a_hang_in_c_code_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
             import signal
             import time
 
-            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # as C code would
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF})  # as C code would
             time.sleep(60)
         return "ok", ""
 
@@ -73,13 +73,22 @@ def test_a_hang_in_c_code_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert report.failures[0][1].number == 0 and "killed" in report.failures[0][2]
 
 
-def test_every_seed_card_is_valid() -> None:
-    """Mutants start from cards that compile: the seeds themselves pass the pipeline."""
+def test_seed_cards_are_valid() -> None:
+    """Mutants start from cards that compile: the seeds pass the fuzz pipeline.
+
+    Checked here on the first card of every family and domain folder, so the cost stays flat
+    as the library grows; that every shipped card compiles and is released is
+    ``tests/cli/test_shipped_cards.py``'s whole-library compile."""
     assert len(card_fuzz.SEEDS) >= 40
     assert not any(p.name.endswith(".grid.yaml") for p in card_fuzz.SEEDS)
+    first: dict[Path, Path] = {}
+    for path in card_fuzz.SEEDS:
+        first.setdefault(path.parent, path)
+    sample = sorted(first.values())
+    assert len(sample) >= 20
     report = card_fuzz.run([card_fuzz.Mutant(i, str(p), p.read_text(encoding="utf-8"))
-                            for i, p in enumerate(card_fuzz.SEEDS)], seconds=60.0)
-    assert report.outcomes["ok"] == len(card_fuzz.SEEDS), _failures(report)
+                            for i, p in enumerate(sample)], seconds=60.0)
+    assert report.outcomes["ok"] == len(sample), _failures(report)
 
 
 @pytest.mark.fuzz

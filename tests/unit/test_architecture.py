@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "scmspec"
 
 # Lowest first. A module may import its own layer and any layer below it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("scmspec.errors", "scmspec.limits", "scmspec.registry", "scmspec.textio",
-     "scmspec.version"),
+    ("scmspec.errors", "scmspec.kernels", "scmspec.limits", "scmspec.registry",
+     "scmspec.textio", "scmspec.version"),
     ("scmspec.compiler",),
     ("scmspec.samplers",),
     ("scmspec.interop",),

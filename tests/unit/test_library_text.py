@@ -5,9 +5,12 @@ Two ways a library grows by copying instead of by writing scenarios:
 * slot-filled text: a meaning, reason or description of one card reappears in another with
   only a noun or two swapped ("more breaks keep the crews busy" -> "more claims keep the
   examiners busy"). Each text is normalised (lower case, words only, the words of the
-  card's own variable names removed, since those are the slots a template fills) and two
-  texts of different cards are flagged when their word sequences have the same length and
-  differ in at most two positions;
+  card's own variable and constant names replaced by a slot mark ``_``, since those are
+  the slots a template fills) and two texts of different cards are flagged when their word
+  sequences have the same length and differ in at most two positions. A text needs
+  ``MIN_CONTENT`` words that are neither slots nor function words to count: a large card's
+  names cover most of its nouns, and two texts reduced to "of the ... at the end of the"
+  are not a template;
 * a reused graph: two cards whose observed DAGs (what ``graph/adjacency.csv`` holds) are
   isomorphic up to renaming.
 
@@ -33,7 +36,13 @@ ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = ("semantic", "formula")
 # Shorter texts ("a longer queue", "GIS asset register") repeat legitimately across domains.
 MIN_WORDS = 7
+MIN_CONTENT = 4
 MAX_SWAPPED = 2
+SLOT = "_"
+FUNCTION_WORDS = frozenset(
+    "a an the of in on at to for from by with and or but not no per as is are be was were "
+    "its it this that these those than then each every one two more less most least when "
+    "while which who whose what where how into onto over under up down out off s".split())
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -69,13 +78,23 @@ def _slots(card: dict[str, Any]) -> set[str]:
 
 
 def normalise(text: str, slots: set[str]) -> tuple[str, ...]:
-    """Lower-case words of ``text`` without the slot words.
+    """Lower-case words of ``text``, each slot word replaced by ``SLOT``.
 
     Example:
         >>> normalise("More breaks keep the crews busy!", {"breaks"})
-        ('more', 'keep', 'the', 'crews', 'busy')
+        ('more', '_', 'keep', 'the', 'crews', 'busy')
     """
-    return tuple(w for w in _WORD.findall(text.lower()) if w not in slots)
+    return tuple(SLOT if w in slots else w for w in _WORD.findall(text.lower()))
+
+
+def content(words: tuple[str, ...]) -> int:
+    """How many words are neither slots nor function words.
+
+    Example:
+        >>> content(('more', '_', 'keep', 'the', 'crews', 'busy'))
+        3
+    """
+    return sum(w != SLOT and w not in FUNCTION_WORDS for w in words)
 
 
 def _texts(path: Path, card: dict[str, Any]) -> Iterator[Text]:
@@ -99,7 +118,8 @@ def _texts(path: Path, card: dict[str, Any]) -> Iterator[Text]:
     for edge in card.get("edges") or []:
         if isinstance(edge, dict):
             found.append(make(f"edge {edge.get('from')} -> {edge.get('to')}", edge.get("reason")))
-    yield from (t for t in found if t is not None and len(t.words) >= MIN_WORDS)
+    yield from (t for t in found
+                if t is not None and len(t.words) >= MIN_WORDS and content(t.words) >= MIN_CONTENT)
 
 
 def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> int | None:

@@ -70,3 +70,25 @@ def test_float_guard_is_skipped_only_for_float_in_float_out_expressions(text: st
     expr = parse_equation(text).expr
     assert _float_in_float_out(expr) is plain
     assert not _float_in_float_out(sp.I * sp.Symbol("x", real=True))
+
+
+ORDERED = CARD.replace("  c: {meaning: m, equation: '3'}\n", "")  # card order = plan order
+
+
+@pytest.mark.parametrize(("text", "shared"), [(ORDERED, True), (CARD, False), (
+    ORDERED.replace("z: {meaning: m,", "z: {meaning: m, observed: false,"), False)])
+def test_scm_sample_wraps_the_table_only_when_it_is_the_frame(text: str, shared: bool) -> None:
+    """``SCM.sample`` shares the sampler's table when the observed columns are its rows in
+    order (not with a latent variable, nor when the card's order is not the plan's); the
+    frame is the copied one's, value for value and type for type, either way."""
+    from scmspec.samplers import numpy_sampler
+    from scmspec.samplers.scm import _table_of
+
+    scm = compile_text(text)
+    s = numpy_sampler.sample(scm.plan, 500, 0, scm.streams(4, "obs", 0))
+    assert (_table_of(s.columns, scm.plan.columns) is not None) is shared
+    shared, copied = scm.sample(500, seed=4), scm.frame(s.columns)
+    assert list(shared.columns) == list(copied.columns) and shared.dtypes.equals(copied.dtypes)
+    assert shared.to_numpy().tobytes() == copied.to_numpy().tobytes()
+    shared.columns.name = "renamed"  # the cached column Index is not shared between frames
+    assert scm.sample(5, seed=4).columns.name is None
