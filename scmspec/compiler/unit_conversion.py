@@ -260,9 +260,14 @@ class _Converter:
             new = [self.to(e, d, DIMENSIONLESS, a) for a, (e, d) in zip(args, items)]
             return self.rebuild(node, new + site), DIMENSIONLESS
         if rule == "draw_first":
-            new = [items[0][0]] + [self.to(e, d, DIMENSIONLESS, a)
-                                   for a, (e, d) in zip(args[1:], items[1:])]
-            return self.rebuild(node, new + site), dims[0].plain
+            first, d0 = items[0]
+            if node.func.__name__ in COUNT_DRAWS and want is not None:
+                # A count is not scale-equivariant: poisson(rate in millions) must draw with
+                # the rate in the wanted unit, not draw at 1e-6 of it and scale the count up.
+                first, d0 = self.to(first, d0, want, args[0]), want
+            new = [first] + [self.to(e, d, DIMENSIONLESS, a)
+                             for a, (e, d) in zip(args[1:], items[1:])]
+            return self.rebuild(node, new + site), d0.plain
         if rule == "draw_inverse":
             return self.rebuild(node, [e for e, _ in items] + site), \
                 dims[0] ** Fraction(-1)
@@ -272,6 +277,11 @@ class _Converter:
                 return self.rebuild(node, new + site), DIMENSIONLESS
             return self.rebuild(node, [e for e, _ in items] + site), DIMENSIONLESS
         return node, UNKNOWN
+
+
+# Draws whose result does not scale with their first argument (a count of rate x 1e6 is not
+# 1e6 counts of rate x 1): their first argument is converted to the wanted unit before drawing.
+COUNT_DRAWS = frozenset({"poisson", "binomial"})
 
 
 def explain(equations: Mapping[str, str], units: Mapping[str, str],

@@ -253,3 +253,30 @@ def test_the_documented_cards_run_and_the_documented_explanation_is_current(tmp_
         os.chdir(here)
     assert result.exit_code == 0, result.output
     assert result.output == shown
+
+
+POISSON_IN_MILLIONS = """
+id: recruits
+title: Recruits
+family: semantic
+domain: demo
+variables:
+  recruits_m:
+    meaning: expected recruits in millions
+    unit: Mpersons
+    distribution: {kind: uniform, low: 1, high: 3}
+  recruits:
+    meaning: recruits counted
+    unit: persons
+    equation: poisson(recruits_m)
+edges:
+  - {from: recruits_m, to: recruits, reason: the expected number sets the count}
+"""
+
+
+def test_a_count_draw_converts_its_rate_before_drawing() -> None:
+    """poisson(rate in millions) draws about 1e6 x rate persons, not 1e6 x poisson(rate)."""
+    rows = compile_text(POISSON_IN_MILLIONS).sample(2000, seed=1)
+    ratio = rows["recruits"] / (rows["recruits_m"] * 1e6)
+    assert abs(ratio.mean() - 1) < 1e-3 and 0 < ratio.std() < 2e-3
+    assert (rows["recruits"] % 1_000_000 != 0).all()  # not a scaled-up small count
