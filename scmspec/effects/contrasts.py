@@ -129,9 +129,11 @@ def card_contrast(scm: SCM, target: str) -> Contrast | None:
     if handler is None:
         return None
     label = handler_text(handler)
-    names = scm.compiled.card.variables[target].levels
-    if isinstance(handler, DoHandler) and names and float(handler.value).is_integer():
-        label = f"do(value={names[int(float(handler.value))]})"  # the level, not its code
+    codes = scm.compiled.resolved.level_codes.get(target) or {}  # level -> code or value
+    if isinstance(handler, DoHandler) and codes:
+        named = [lv for lv, v in codes.items() if float(v) == float(handler.value)]
+        if named:  # the level, not its code (or its value, for `levels: {small: 8 cm}`)
+            label = f"do(value={named[0]})"
     return Contrast(target, "card", label, "natural", handler, None)
 
 

@@ -221,7 +221,7 @@ def test_compiles_are_byte_identical_whatever_the_file_order_and_names(tmp_path:
     _compile(tmp_path / "ordered", "cards", "--out", "seed7", "--seed", "7", *small)
     seeded = _hashes(tmp_path / "ordered" / "seed7")
     sample_ids = {cid for cid, path in _card_ids().items() if path in SAMPLE}
-    assert {p.split("/")[0] for p in seeded if "/" in p} == sample_ids
+    assert {p.split("/")[0] for p in seeded if "/" in p} - {".build"} == sample_ids
     for cid in sample_ids:
         for rel in ("rep-0/obs.csv", "rep-1/obsint.csv"):
             assert seeded[f"{cid}/{rel}"] != ordered[f"{cid}/{rel}"], (cid, rel)
