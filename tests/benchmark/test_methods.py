@@ -18,6 +18,7 @@ from scmspec.evaluation.truths import row_orientation_seed, score
 from scmspec.interop.formats import to_causallearn
 from scmspec.interop.graphs import MixedGraph
 from scmspec.interop.truth import GroundTruth
+from tests.benchmark.conftest import needs_causallearn
 
 
 def chain_data(n: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -129,6 +130,7 @@ def test_labelled_outputs_are_matched_by_name(tmp_path: Path) -> None:
 
 
 def test_method_resolution_and_command_lines() -> None:
+    needs_causallearn()
     assert resolve_method("pc", None).params["alpha"] == 0.05
     assert resolve_method("pc", None, params={"alpha": 0.01}).params["alpha"] == 0.01
     with pytest.raises(MethodError, match="unknown method 'lingamm'") as info:
