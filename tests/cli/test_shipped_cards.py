@@ -29,21 +29,13 @@ from scmspec.build.discover import discover
 from scmspec.build.outputs import STAMP
 from scmspec.cli import app
 from scmspec.samplers import numpy_sampler
+from tests.library import SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDS = ROOT / "cards"
 CARD_FILES = [f.path for f in discover([CARDS])]
 
 
-def _stratified(files: list[Path]) -> list[Path]:
-    """The first card (sorted) of each folder holding cards, so every family and domain."""
-    first: dict[Path, Path] = {}
-    for path in sorted(files):
-        first.setdefault(path.parent, path)
-    return sorted(first.values())
-
-
-SAMPLE = _stratified(CARD_FILES)
 DRONE = "drone_antenna_trap"
 
 pytestmark = pytest.mark.slow  # compiles the whole library, several times

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.library import stratified
 from tests.properties import card_fuzz
 
 DEFAULT_MUTANTS = 150
@@ -81,10 +81,7 @@ def test_seed_cards_are_valid() -> None:
     ``tests/cli/test_shipped_cards.py``'s whole-library compile."""
     assert len(card_fuzz.SEEDS) >= 40
     assert not any(p.name.endswith(".grid.yaml") for p in card_fuzz.SEEDS)
-    first: dict[Path, Path] = {}
-    for path in card_fuzz.SEEDS:
-        first.setdefault(path.parent, path)
-    sample = sorted(first.values())
+    sample = stratified(card_fuzz.SEEDS)
     assert len(sample) >= 20
     report = card_fuzz.run([card_fuzz.Mutant(i, str(p), p.read_text(encoding="utf-8"))
                             for i, p in enumerate(sample)], seconds=60.0)
