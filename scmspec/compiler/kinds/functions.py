@@ -18,6 +18,7 @@ import numpy as np
 import sympy as sp
 from scipy import special
 
+from scmspec.compiler.kinds.count_ppf import poisson_ppf
 from scmspec.registry import Registry
 
 Array = np.ndarray
@@ -289,7 +290,7 @@ def _bernoulli_u(p: Array, u: Array) -> Array:
 def _poisson_u(rate: Array, u: Array) -> Array:
     _refuse("poisson", (rate,), u)
     rate = np.broadcast_to(rate, np.shape(u))
-    return np.asarray(_scipy_stats().poisson.ppf(u, rate), dtype=float)
+    return poisson_ppf(u, rate)
 
 
 def _binomial_u(n: Array, p: Array, u: Array) -> Array:

@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import Field, model_validator
 from scipy import special
 
+from scmspec.compiler.kinds.count_ppf import poisson_ppf
 from scmspec.compiler.specmodel import SpecModel
 from scmspec.limits import current_limits
 from scmspec.registry import Registry
@@ -255,7 +256,7 @@ class PoissonRoot(RootBase):
         return rng.poisson(self.rate, n).astype(float)
 
     def ppf(self, u: Array) -> Array:
-        return _scipy_stats().poisson.ppf(u, self.rate)
+        return poisson_ppf(u, self.rate)
 
     def support(self) -> tuple[float, float]:
         return (0.0, np.inf)
@@ -321,7 +322,7 @@ class ZeroInflatedPoissonRoot(RootBase):
         # P(X <= k) = z + (1 - z) F(k): below z the structural zero, above it the
         # Poisson quantile of the rescaled level.
         on = (np.asarray(u, dtype=float) - self.zero_prob) / (1.0 - self.zero_prob)
-        return np.where(on <= 0, 0.0, _scipy_stats().poisson.ppf(np.clip(on, 0.0, 1.0), self.rate))
+        return np.where(on <= 0, 0.0, poisson_ppf(np.clip(on, 0.0, 1.0), self.rate))
 
     def support(self) -> tuple[float, float]:
         return (0.0, np.inf)
