@@ -53,7 +53,9 @@ def run(argv: list[str], tmp: Path) -> tuple[int, str]:
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(tmp)
         result = CliRunner().invoke(app, args, prog_name="scmspec")
-    return result.exit_code, re.sub(r"[│╭╮╰╯─\s]+", " ", result.output)
+    crash = result.exception if not isinstance(result.exception, SystemExit) else None
+    tail = f" [exception: {crash!r}]" if crash is not None else ""
+    return result.exit_code, re.sub(r"[│╭╮╰╯─\s]+", " ", result.output) + tail
 
 
 def test_the_tables_name_every_command() -> None:
@@ -137,4 +139,4 @@ def test_shell_completion_is_enabled(tmp_path: Path) -> None:
     code, out = run(["--help"], tmp_path)
     assert "--install-completion" in out and "--show-completion" in out
     code, out = run(["--show-completion", "bash"], tmp_path)
-    assert code == 0 and "_SCMSPEC_COMPLETE" in out
+    assert code == 0 and "_SCMSPEC_COMPLETE" in out, (code, out[-2000:])

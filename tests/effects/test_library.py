@@ -11,12 +11,9 @@ from pathlib import Path
 import pytest
 
 import scmspec
-from scmspec.build.discover import discover
 from scmspec.effects.contrasts import intervenable
 from scmspec.effects.write import EffectOptions, compute_effects, released_obs
-
-CARDS = Path(__file__).resolve().parents[2] / "cards"
-CARD_FILES = sorted(f.path for f in discover([CARDS]))
+from tests.library import CARD_FILES
 
 pytestmark = pytest.mark.slow  # every shipped card
 

@@ -3,19 +3,24 @@
 Compile-time refusals have error goldens (tests/golden/errors/: draw_invalid_constants,
 complex_constants, let_growth, ...). This file holds what goldens cannot show: draws
 whose parameters turn invalid only on some rows (SCM603, at sampling time), attacks
-that used to hang or exhaust memory (each run in a subprocess under a timeout and an
+that used to hang or exhaust memory (each run in a forked child under a timeout and an
 address-space limit, so a regression fails the test instead of the machine), and
 checks that nothing complex ever reaches numpy.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-import subprocess
-import sys
+import multiprocessing as mp
+import os
+import resource
 import textwrap
+import traceback
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -94,28 +99,60 @@ def test_interventions_that_make_parameters_invalid_are_refused() -> None:
 
 
 # -- attacks that used to hang or blow up memory: isolated, under time and memory bounds --
+def _address_space_mb() -> int:
+    """This process's mapped address space (VmSize), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) // 1024
+    raise RuntimeError("no VmSize in /proc/self/status")
+
+
+def _bounded_child(code: str, memory_mb: int, env: dict[str, str], conn: Any) -> None:
+    os.environ.update(env)
+    limit = (_address_space_mb() + memory_mb) << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(PRELUDE + textwrap.dedent(code), {})
+        conn.send(("ok", out.getvalue()))
+    except BaseException:  # noqa: BLE001 - everything goes back to the test
+        conn.send(("error", traceback.format_exc()[-3000:]))
+
+
 def run_bounded(code: str, seconds: float, memory_mb: int = 2048,
                 env: dict[str, str] | None = None) -> dict[str, object]:
-    """Run ``code`` in a fresh interpreter with an address-space limit and a timeout.
+    """Run ``code`` in a forked child with ``memory_mb`` more address space than the test
+    process has mapped, and a timeout.
 
     The code prints one JSON line; a hang fails the test at the timeout (a C-level loop
-    such as scipy's binomial quantile cannot be interrupted from inside the process).
+    such as scipy's binomial quantile cannot be interrupted from inside the process, so
+    the parent kills the child). Forking reuses the loaded modules: a fresh interpreter
+    per case cost 2.5 CPU-s of imports, six times over.
     """
-    prelude = textwrap.dedent(f"""\
-        import json, resource, time
-        resource.setrlimit(resource.RLIMIT_AS, ({memory_mb} << 20, {memory_mb} << 20))
-        from scmspec.errors import CardError
-        from scmspec.api import compile_text
-        from scmspec.compiler.pipeline import parse_card_text
-        start = time.perf_counter()
-        """)
-    import os
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_bounded_child, args=(code, memory_mb, env or {}, child))
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(seconds):
+            raise AssertionError(f"no result within {seconds} s (a hang)")
+        status, text = parent.recv()
+    finally:
+        proc.kill()
+        proc.join()
+    assert status == "ok", text
+    return json.loads(text.strip().splitlines()[-1])
 
-    result = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
-                            capture_output=True, text=True, timeout=seconds, cwd=ROOT,
-                            env={**os.environ, **(env or {})})
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+
+PRELUDE = """\
+import json, time
+from scmspec.errors import CardError
+from scmspec.api import compile_text
+from scmspec.compiler.pipeline import parse_card_text
+start = time.perf_counter()
+"""
 
 
 OUTCOME = """

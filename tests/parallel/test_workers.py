@@ -34,7 +34,10 @@ def test_two_local_workers_equal_one(serial: tuple[Path, dict[str, str]],
     assert tree(tmp_path / "out") == expected
 
 
-@pytest.mark.parametrize("processes", [False, True])
+@pytest.mark.parametrize("processes", [
+    False,
+    pytest.param(True, marks=pytest.mark.slow),  # worker processes: seconds of startup
+])
 def test_dask_local_cluster_equals_serial(serial: tuple[Path, dict[str, str]], tmp_path: Path,
                                           processes: bool) -> None:
     from dask import distributed

@@ -1,6 +1,7 @@
 """Mutants of the shipped cards succeed or fail with located diagnostics, quickly.
 
-The default run checks a fixed, small set of mutants (a few seconds). The long run is
+The default run checks a fixed set of 150 mutants: the first 40 in the developer loop
+(``-m "not slow"``), the other 110 in the full suite. The long run is
 selected with the ``fuzz`` marker and prints a summary::
 
     SCMSPEC_FUZZ_MUTANTS=10000 python -m pytest -m fuzz -s -p no:cacheprovider \\
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,7 @@ from tests.library import stratified
 from tests.properties import card_fuzz
 
 DEFAULT_MUTANTS = 150
+FAST_MUTANTS = 40  # the developer loop's share; the full suite runs the other 110
 
 
 def _failures(report: card_fuzz.Report) -> str:
@@ -30,11 +33,19 @@ def _failures(report: card_fuzz.Report) -> str:
                        f"--- mutant text ---\n{m.text}" for kind, m, why in report.failures)
 
 
-def test_shipped_card_mutants_succeed_or_fail_located() -> None:
-    report = card_fuzz.run(list(card_fuzz.mutants(DEFAULT_MUTANTS, seed=22)), seconds=20.0)
+@pytest.mark.parametrize(("part", "least_ok", "least_errors"), [
+    pytest.param(slice(0, FAST_MUTANTS), 3, 15, id="first-40"),
+    pytest.param(slice(FAST_MUTANTS, DEFAULT_MUTANTS), 7, 35, id="other-110",
+                 marks=pytest.mark.slow),
+])
+def test_shipped_card_mutants_succeed_or_fail_located(part: slice, least_ok: int,
+                                                      least_errors: int) -> None:
+    batch = list(card_fuzz.mutants(DEFAULT_MUTANTS, seed=22))[part]
+    report = card_fuzz.run(batch, seconds=20.0)
     assert not report.failures, _failures(report)
     # The mutator must reach both outcomes, or it tests nothing.
-    assert report.outcomes["ok"] >= 10 and report.outcomes["card_error"] >= 50, report.summary()
+    assert report.outcomes["ok"] >= least_ok, report.summary()
+    assert report.outcomes["card_error"] >= least_errors, report.summary()
 
 
 def test_a_hang_is_reported_with_the_mutant(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,16 +84,31 @@ def test_a_hang_in_c_code_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert report.failures[0][1].number == 0 and "killed" in report.failures[0][2]
 
 
-def test_seed_cards_are_valid() -> None:
+def _seed_sample(developer_loop: bool) -> list[Path]:
+    """The stratified sample (first card of every folder), split: one card per family for
+    the developer loop, the rest of the sample for the full suite."""
+    sample = stratified(card_fuzz.SEEDS)
+    families: dict[str, Path] = {}
+    for p in sample:
+        families.setdefault(p.relative_to(card_fuzz.ROOT / "cards").parts[0], p)
+    fast = sorted(families.values())
+    return fast if developer_loop else [p for p in sample if p not in fast]
+
+
+@pytest.mark.parametrize("developer_loop", [
+    pytest.param(True, id="one-per-family"),
+    pytest.param(False, id="rest-of-sample", marks=pytest.mark.slow),
+])
+def test_seed_cards_are_valid(developer_loop: bool) -> None:
     """Mutants start from cards that compile: the seeds pass the fuzz pipeline.
 
-    Checked here on the first card of every family and domain folder, so the cost stays flat
+    Checked on the first card of every family and domain folder, so the cost stays flat
     as the library grows; that every shipped card compiles and is released is
     ``tests/cli/test_shipped_cards.py``'s whole-library compile."""
     assert len(card_fuzz.SEEDS) >= 40
     assert not any(p.name.endswith(".grid.yaml") for p in card_fuzz.SEEDS)
-    sample = stratified(card_fuzz.SEEDS)
-    assert len(sample) >= 20
+    sample = _seed_sample(developer_loop)
+    assert len(sample) >= (3 if developer_loop else 17)
     report = card_fuzz.run([card_fuzz.Mutant(i, str(p), p.read_text(encoding="utf-8"))
                             for i, p in enumerate(sample)], seconds=60.0)
     assert report.outcomes["ok"] == len(sample), _failures(report)

@@ -58,6 +58,7 @@ def test_index_lists_every_scm_with_no_console_errors(catalogue: Catalogue) -> N
     assert f'<span id="shown-count">{len(catalogue.ids)}</span>' in dom
 
 
+@pytest.mark.slow  # seconds of headless Chromium each: the full suite and CI run it
 def test_index_filters_and_sorts_from_the_query_string(catalogue: Catalogue) -> None:
     dom, console = _dom(catalogue.site / "index.html", "?q=clinic")
     assert console == []
@@ -81,6 +82,7 @@ def test_every_scm_page_loads_its_figure_and_plots(catalogue: Catalogue) -> None
         assert f'<img src="{scm_id}/graph.svg"' in dom and "<math" in dom
 
 
+@pytest.mark.slow  # seconds of headless Chromium each: the full suite and CI run it
 def test_every_page_fits_the_window(catalogue: Catalogue) -> None:
     """At 1280 px nothing needs horizontal scrolling: long ids and tags wrap in the index,
     and long equations wrap (a sum of eight long terms, a long fraction) on the SCM pages.
@@ -119,6 +121,7 @@ window.addEventListener("load", function () {
 </script>"""
 
 
+@pytest.mark.slow  # seconds of headless Chromium each: the full suite and CI run it
 def test_node_labels_are_centred_in_their_boxes(catalogue: Catalogue, tmp_path: Path) -> None:
     """Each graph's SVG, inlined into a page, measured by the browser in whatever font it has:
     every label line of a variable's node is centred on the node (within 1 px)."""
@@ -153,6 +156,7 @@ window.addEventListener("load", function () {
 </script>"""
 
 
+@pytest.mark.slow  # seconds of headless Chromium each: the full suite and CI run it
 def test_screenshots_of_index_and_one_scm_page(catalogue: Catalogue,
                                                tmp_path_factory: pytest.TempPathFactory) -> None:
     from PIL import Image

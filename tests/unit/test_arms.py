@@ -1,4 +1,5 @@
-"""``rerun`` (affected steps only) equals a full forced pass bit for bit, on every shipped card.
+"""``rerun`` (affected steps only) equals a full forced pass bit for bit, on every shipped card
+(the stratified sample in the developer loop, every card in the full suite).
 
 This is what lets effect truth and design search skip non-descendants: the skipped
 columns are the control pass's, and the recomputed ones are exactly what
@@ -14,15 +15,14 @@ import numpy as np
 import pytest
 
 import scmspec
-from scmspec.build.discover import discover
 from scmspec.compiler.kinds.interventions import DoHandler, HandlerBase
 from scmspec.samplers.arms import affected, rerun
 from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.scm import SCM
 from scmspec.samplers.streams import Streams
+from tests.library import card_params
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
-CARD_FILES = sorted(f.path for f in discover([CARDS]))
 N = 400
 
 
@@ -36,9 +36,9 @@ def _same(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[str]:
     return sorted(k for k in a if a[k].tobytes() != b[k].tobytes())
 
 
-@pytest.mark.parametrize("path", CARD_FILES, ids=[Path(p).stem for p in CARD_FILES])
-def test_rerun_equals_a_full_forced_pass(path: str) -> None:
-    scm = _scm(path)
+@pytest.mark.parametrize("path", card_params())
+def test_rerun_equals_a_full_forced_pass(path: Path) -> None:
+    scm = _scm(str(path))
     plan, streams = scm.plan, Streams(3, scm.id, "arms-test", 0)
     control = run_pass(plan, N, streams)
     handlers: dict[str, HandlerBase] = {t: plan.step(t).handler or DoHandler(value=1.0)

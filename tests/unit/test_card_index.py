@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scmspec.authoring.catalog import COMMAND, card_index, main
 from scmspec.authoring.templates import PREFIX, skeleton
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # reads every card; the full suite and CI run it
 def test_committed_card_index_is_current() -> None:
     committed = (ROOT / "docs" / "cards.md").read_text(encoding="utf-8")
     generated = card_index([ROOT / "cards"], root=ROOT)
