@@ -11,7 +11,7 @@ from scmspec.build.discover import discover
 from scmspec.cli import app
 from scmspec.render.figures import render_card
 from scmspec.render.graphviz import GraphvizNotFound, write_figure
-from tests.library import card_params
+from tests.library import FAMILY_SAMPLE, card_params
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "render"
@@ -26,7 +26,7 @@ def _run(*args: str) -> object:
 
 
 @pytest.mark.needs_dot
-@pytest.mark.parametrize("card", card_params())  # the sample in the developer loop, all in full
+@pytest.mark.parametrize("card", card_params(fast=FAMILY_SAMPLE))  # all in the full suite
 def test_every_repository_card_renders_to_svg_and_png(card: Path, tmp_path: Path) -> None:
     for fmt in ("svg", "png"):
         result = render_card(card, tmp_path / f"figure.{fmt}", fmt)

@@ -9,8 +9,8 @@ import pytest
 from scmspec.compiler.load import SourceMap, load, load_text
 from scmspec.errors import LoadError, Span
 from scmspec.limits import Limits
+from tests.library import FAMILY_SAMPLE, card_params
 from tests.library import ROOT as ROOT_DIR
-from tests.library import card_params
 
 CARD = """\
 id: demo
@@ -233,7 +233,7 @@ def test_sourcemap_nearest_on_empty_map_is_file_start() -> None:
 GOLDEN_TEXTS = sorted((ROOT_DIR / "tests" / "golden").glob("**/*.yaml"))
 
 
-@pytest.mark.parametrize("path", [*card_params(), *(
+@pytest.mark.parametrize("path", [*card_params(fast=FAMILY_SAMPLE), *(
     pytest.param(p, id=p.relative_to(ROOT_DIR).as_posix()) for p in GOLDEN_TEXTS)])
 def test_libyaml_and_pure_composers_give_the_same_values_and_spans(
         path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
