@@ -12,10 +12,11 @@ category               rule (the paper's label)
 event_count            a random draw in the equation, or a count/binary variable drawn
                        from its parents ("Event/count")
 ordinal_categorical    an ordinal or categorical variable computed by a rule
-stock_flow             stock + inflow - outflow (the ``accumulation`` family)
 measurement_error      a measurement/readout role copying one parent plus noise
 calibration_offset     a measurement/readout role affine in its parents (gain, offset,
-                       an estimated offset or drift as a parent)
+                       an estimated offset or drift as a parent; checked before stock_flow,
+                       whose sum form a reading plus an offset shares)
+stock_flow             stock + inflow - outflow (the ``accumulation`` family)
 explicit_equation      a formula-role node composing several operations (a ratio of
                        exponentials, a power of a ratio, a cut of a law)
 physical_law           a formula-role node with one nonlinear operation over two or more
@@ -139,10 +140,11 @@ def mechanism_category(name: str, resolved: ResolvedCard) -> str:
         return "event_count"
     if spec.kind in ("ordinal", "categorical"):
         return "ordinal_categorical"
+    if spec.role in _READOUTS and family in ("identity", "linear", "accumulation"):
+        # a reading plus an offset or drift reads like stock + inflow; it is calibration
+        return "measurement_error" if family == "identity" else "calibration_offset"
     if family == "accumulation":
         return "stock_flow"
-    if spec.role in _READOUTS and family in ("identity", "linear"):
-        return "measurement_error" if family == "identity" else "calibration_offset"
     if spec.role == "formula":
         return _formula_form(family, ops, parents) or _by_form(family, bounded, ops, expr,
                                                                parents, spec)

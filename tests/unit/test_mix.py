@@ -32,6 +32,8 @@ def _resolved(spec: str, family: str = "semantic") -> ResolvedCard:
     ("equation: a + b", "stock_flow"),
     ("role: readout, equation: 2 * a + b + 1, noise: {kind: normal, sd: 0.1}",
      "calibration_offset"),
+    # a reading plus a drift has the sum form of a stock and its inflow: still calibration
+    ("role: readout, equation: a + b, noise: {kind: normal, sd: 0.1}", "calibration_offset"),
     ("equation: 'where(a > b, 3, 0)'", "threshold"),
     ("equation: 'where(a > 1, 2 * b, b + 5)'", "regime_switch"),
     ("equation: 'min(a, b)'", "clamp_minmax"),
