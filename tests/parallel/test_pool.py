@@ -55,6 +55,7 @@ def test_workers_draw_the_cards_and_write_the_serial_bytes(
     assert tree(out) == serial
 
 
+@pytest.mark.slow  # two more worker processes; the full suite and CI run it
 def test_the_pool_gates_see_every_card(tmp_path: Path) -> None:
     out = tmp_path / "out"
     compile_cards([GRID], out, SMALL, select=SLICE, workers=2)
