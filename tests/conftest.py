@@ -38,6 +38,8 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
     Marked as each item is collected, before xdist's ``pytest_collection_modifyitems`` reads
     the groups (``--dist loadgroup``)."""
+    if any(m.name == "xdist_group" for m in item.own_markers):
+        return  # the test names its own group (a long test that needs no module fixture)
     rel = item.path.resolve().relative_to(ROOT)  # tests/... or a doctest in scmspec/...
     shared = len(rel.parts) > 2 and rel.parts[1] in SHARED_SESSION_FIXTURES
     group = rel.parts[1] if shared else rel.with_suffix("").as_posix().removeprefix("tests/")

@@ -192,6 +192,7 @@ def _without_card_paths(folder: Path) -> dict[str, object]:
     return out
 
 
+@pytest.mark.xdist_group("cli/test_shipped_cards:order")  # own compiles: another worker
 def test_compiles_are_byte_identical_whatever_the_file_order_and_names(tmp_path: Path) -> None:
     small = ("--replicates", "2")
     for name in ("ordered", "shuffled"):
@@ -268,7 +269,10 @@ def test_library_quality_bar_no_unjustified_warning_and_no_copies(out: Path) -> 
         assert not isinstance(notes.get("near_copy"), str), f"{cid}: scope near_copy to pairs"
 
 
-@pytest.mark.parametrize(("seed", "half"), [(1, 0), (17, 1)])
+@pytest.mark.parametrize(("seed", "half"), [  # own compiles: each may go to another worker
+    pytest.param(1, 0, marks=pytest.mark.xdist_group("cli/test_shipped_cards:seed1")),
+    pytest.param(17, 1, marks=pytest.mark.xdist_group("cli/test_shipped_cards:seed17")),
+])
 def test_every_card_is_released_under_another_seed(tmp_path: Path, seed: int, half: int) -> None:
     """Cards are written for their model, not for seed 0: a user's seed must not turn a
     tail value or a weak effect into a rejection (ranges, near copies, interventions).
