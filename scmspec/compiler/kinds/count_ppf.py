@@ -30,15 +30,15 @@ MAX_STEPS = 40
 
 
 def _search(u: Array, params: tuple[Array, ...], valid: Array, guess: Array,
-            upper: Array, cdf: Callable[..., Array],
+            cdf: Callable[..., Array],
             fallback: Callable[[Array, tuple[Array, ...]], Array]) -> Array:
-    """Smallest k in [0, upper] with cdf(k, *params) >= u, row by row, from ``guess``."""
+    """Smallest k >= 0 with cdf(k, *params) >= u, row by row, from ``guess``."""
     out = np.full(u.shape, np.nan)
     idx = np.flatnonzero(valid)
     if idx.size:
         p = tuple(a[idx] for a in params)
         q = u[idx]
-        k = np.clip(np.floor(guess[idx]), 0.0, upper[idx])
+        k = np.maximum(np.floor(guess[idx]), 0.0)
         at = cdf(k, *p) >= q
         # Down: while the step below still reaches q. Up: until k reaches q.
         down, up = np.flatnonzero(at), np.flatnonzero(~at)
@@ -111,11 +111,10 @@ def poisson_ppf(u: Any, mu: Any) -> Array:
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.sqrt(m)
         guess = _cornish_fisher(q, m, sd, 1.0 / sd)
-    upper = np.full(q.shape, np.inf)
 
     def fallback(uu: Array, ps: tuple[Array, ...]) -> Array:
         from scipy import stats
         return np.asarray(stats.poisson.ppf(uu, *ps), dtype=float)
 
-    out = _search(q, (m,), valid, guess, upper, lambda k, mm: special.pdtr(k, mm), fallback)
+    out = _search(q, (m,), valid, guess, lambda k, mm: special.pdtr(k, mm), fallback)
     return out.reshape(shape)
