@@ -82,6 +82,12 @@ CONFIDENCE_Z = 3.0
 # their ancestors, drawn from the pilot's own streams: the margin shrinks to 3 SE at this n
 # (a share at 99%: +-0.13 points; a correlation at 0.90: +-0.003).
 STAT_PILOT_ROWS = 50_000
+# A target that moved on its intervened rows while none of its descendants changed there
+# is judged again on a pilot: STAT_PILOT_ROWS rows, natural and all intervened, capped at
+# this many cells (rows x variables) per pass for wide cards (at least 2,000 rows). An
+# effect that reaches a descendant on a share p of rows is then missed with probability
+# (1 - p)^rows: below 0.14% (3 SE) for p >= 1.3e-4 at 50,000 rows.
+PROPAGATION_PILOT_CELLS = 5_000_000
 
 # near_copy: |Pearson correlation| at or above which two observed variables are near
 # copies. Synthetic graphs use a loose bound (strong linear chains are legitimate);

@@ -118,6 +118,26 @@ def test_intervention_effect_rejects_an_effect_that_does_not_propagate(tmp_path:
     assert "no descendant of 'x' (y, z) changed on its 200 intervened rows" in res.detail
 
 
+RARE_PROPAGATION = """\
+  x: {meaning: x, distribution: {kind: normal}, intervention: {meaning: set x}}
+  z: {meaning: z, distribution: {kind: normal}}
+  y: {meaning: y, equation: "x * step(z - 3)", noise: {kind: none}}
+  w: {meaning: w, equation: "y", noise: {kind: normal, sd: 1}}
+"""
+
+
+def test_intervention_effect_passes_an_effect_that_reaches_descendants_rarely(
+        tmp_path: Path) -> None:
+    """x reaches y (and w) only where z > 3, on 0.13% of rows: its 200 intervened rows
+    hold none on most seeds (0.9987^200 = 77%), so the released rows cannot show the
+    effect; the gate decides on a pilot of its own, the same way on every seed."""
+    text = card(RARE_PROPAGATION, [("x", "y"), ("z", "y"), ("y", "w")])
+    for seed in (0, 1, 2, 3):
+        seeded = text.replace("variables:", f"protocol: {{seed: {seed}}}\nvariables:")
+        results = gate(tmp_path / f"s{seed}", seeded, "intervention_effect")
+        assert statuses(results) == {"pass"}, (seed, [r.detail for r in results])
+
+
 def test_a_latent_target_is_refused_before_the_mask_gate(tmp_path: Path) -> None:
     # Card language v2 refuses a latent protocol target when the card compiles (SCM309),
     # so the mask gate (kept as a second line) never sees one from a card.
