@@ -47,6 +47,11 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("--whole-library"):
+        rest = [item for item in items if item.get_closest_marker("whole_library")]
+        if rest:  # per-card checks beyond tests/library.py's samples: counted as deselected
+            config.hook.pytest_deselected(items=rest)
+            items[:] = [item for item in items if not item.get_closest_marker("whole_library")]
     if os.environ.get("SCMSPEC_CI"):
         return  # CI installs every binary: a missing one must fail, not skip
     for marker, (names, why) in BINARIES.items():
@@ -57,9 +62,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=why))
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """Say what the run left out on purpose. Under pytest-xdist the summary line does not
+    count items deselected in the workers, so the opt-in runs are named here."""
+    from tests.library import CARD_FILES, SAMPLE, WIDE_SAMPLE
+
+    if not config.getoption("--whole-library"):
+        terminalreporter.write_line(
+            f"per-card checks ran on samples of the {len(CARD_FILES)} shipped cards "
+            f"(tests/library.py: one per family or per domain folder, at most {len(SAMPLE)}, "
+            f"with -m 'not slow'; {len(WIDE_SAMPLE)} in the full suite); --whole-library runs "
+            "them on every card")
+    if "fuzz" not in (config.getoption("markexpr") or ""):
+        terminalreporter.write_line("the long fuzzing run is opt-in: -m fuzz "
+                                    "(tests/properties/conftest.py)")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite golden files from current output (review the diff!)")
+    parser.addoption("--whole-library", action="store_true", default=False,
+                     help="run the per-card checks on every shipped card, not the samples of "
+                          "tests/library.py (before a release; several CPU-minutes)")
 
 
 @pytest.fixture(autouse=True)

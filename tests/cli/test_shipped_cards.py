@@ -7,7 +7,8 @@ family and domain folder, and every card outside one) from temporary folders who
 and names differ, and compare every written byte: order and name independence are properties
 of the compiler, not of each card, and the sample keeps their cost flat as the library grows.
 The other-seed check releases every card at one seed other than the default (half the library
-at seed 1, half at 17); every card at seeds 1-20 is ``bench/gate_stability.py``'s run.
+at seed 1, half at 17; one replicate); every card at seeds 1-20 is
+``bench/gate_stability.py``'s run.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from scmspec.build.discover import discover
 from scmspec.build.outputs import STAMP
 from scmspec.cli import app
 from scmspec.samplers import numpy_sampler
-from tests.library import SAMPLE
+from tests.library import SAMPLE, WIDE_SAMPLE
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDS = ROOT / "cards"
@@ -118,9 +119,12 @@ def test_masks_mark_only_the_recorded_targets_on_interventional_rows(out: Path) 
             assert set(np.unique(mask.to_numpy())) <= {0, 1}
             assert not mask.iloc[:n_obs].to_numpy().any(), f"{cid}: observational row masked"
             assert set(mask.columns[mask.to_numpy().any(axis=0)]) <= set(meta["targets"])
-            for row, targets in zip(range(n_obs, n_obs + n_int), records["targets"][n_obs:]):
-                set_cols = set(mask.columns[mask.iloc[row].to_numpy() == 1])
-                assert set_cols == set(targets.split(";")), (cid, row)
+            # each interventional row masks exactly its recorded targets (';'-joined)
+            named = records["targets"].iloc[n_obs:].str.get_dummies(sep=";")
+            assert set(named.columns) <= set(mask.columns), (cid, set(named.columns))
+            assert (named.sum(axis=1) > 0).all(), f"{cid}: an interventional row without target"
+            recorded = named.reindex(columns=mask.columns, fill_value=0).to_numpy()
+            assert (recorded == mask.iloc[n_obs:].to_numpy()).all(), cid
 
 
 def test_latent_variables_are_in_the_full_graph_only(out: Path) -> None:
@@ -141,12 +145,15 @@ def test_latent_variables_are_in_the_full_graph_only(out: Path) -> None:
 
 
 def test_spec_json_rebuilds_the_same_scm(out: Path) -> None:
+    """Every card's spec.json redraws its written rows; for the wide sample also its latent
+    variables, against a fresh compile of the card."""
     for cid, folder in _datasets(out):
         rebuilt = scmspec.load_spec(folder / "spec.json")
-        fresh = scmspec.compile_file(_card_ids()[cid])
-        a = rebuilt.sample(300, seed=5, include_latent=True)
-        b = fresh.sample(300, seed=5, include_latent=True)
-        pd.testing.assert_frame_equal(a, b, check_exact=True)
+        if _card_ids()[cid] in WIDE_SAMPLE:
+            fresh = scmspec.compile_file(_card_ids()[cid])
+            a = rebuilt.sample(300, seed=5, include_latent=True)
+            b = fresh.sample(300, seed=5, include_latent=True)
+            pd.testing.assert_frame_equal(a, b, check_exact=True)
         meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
         written = pd.read_csv(folder / "rep-1" / "obs.csv")
         again = rebuilt.sample(meta["n"]["obs"], seed=meta["seed"], replicate=1)
@@ -277,13 +284,17 @@ def test_every_card_is_released_under_another_seed(tmp_path: Path, seed: int, ha
     """Cards are written for their model, not for seed 0: a user's seed must not turn a
     tail value or a weak effect into a rejection (ranges, near copies, interventions).
 
-    Every card is released at one other seed (alternate cards at seed 1 and 17)."""
+    Every card is released at one other seed (alternate cards at seed 1 and 17), on one
+    replicate: the seed-sensitive decisions are the gates' estimates, and those are made on
+    pilots of their own (docs/gates.md, "Stable decisions"); the library compiled with the
+    cards' own protocols is the module fixture."""
     cards = tmp_path / "cards"
     for src in CARD_FILES[half::2]:
         target = cards / src.relative_to(CARDS)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
-    _compile(tmp_path, "cards", "--out", "data", "--seed", str(seed), "--workers", "2")
+    _compile(tmp_path, "cards", "--out", "data", "--seed", str(seed), "--replicates", "1",
+             "--workers", "2")
     manifest = json.loads((tmp_path / "data" / "manifest.json").read_text(encoding="utf-8"))
     assert len(manifest["scms"]) == len(CARD_FILES[half::2])
     bad = {e["id"]: e["gates_failed"] or e["diagnostics"] for e in manifest["scms"]

@@ -1,4 +1,4 @@
-"""Effect truth on every shipped card: it runs, it is complete, and non-descendants are 0.
+"""Effect truth on the shipped cards: it runs, it is complete, and non-descendants are 0.
 
 Small runs (2,000 rows): this checks structure and stream isolation on real cards; the
 numbers are checked against oracles elsewhere (tests/oracles, tests/effects/test_truth.py).
@@ -13,13 +13,13 @@ import pytest
 import scmspec
 from scmspec.effects.contrasts import intervenable
 from scmspec.effects.write import EffectOptions, compute_effects, released_obs
-from tests.library import CARD_FILES
+from tests.library import card_params
 
-pytestmark = pytest.mark.slow  # every shipped card
+pytestmark = pytest.mark.slow  # tests/library.py's wide sample (every card: --whole-library)
 
 
-@pytest.mark.parametrize("path", CARD_FILES, ids=[Path(p).stem for p in CARD_FILES])
-def test_effect_truth_of_a_shipped_card(path: str) -> None:
+@pytest.mark.parametrize("path", card_params(fast=[]))
+def test_effect_truth_of_a_shipped_card(path: Path) -> None:
     scm = scmspec.load(path).compile()
     seed = scm.compiled.card.protocol.seed
     files = compute_effects(scm, seed, released_obs(scm, seed),
