@@ -16,7 +16,10 @@ measurement_error      a measurement/readout role copying one parent plus noise
 calibration_offset     a measurement/readout role affine in its parents (gain, offset,
                        an estimated offset or drift as a parent; checked before stock_flow,
                        whose sum form a reading plus an offset shares)
-stock_flow             stock + inflow - outflow (the ``accumulation`` family)
+stock_flow             stock + inflow - outflow (the ``accumulation`` family); in a
+                       formula card, whose taxonomy has no stock-flow label, such a
+                       sum (a lapse rate from a reference level, a balance of
+                       terms) is linear_affine
 explicit_equation      a formula-role node composing several operations (a ratio of
                        exponentials, a power of a ratio, a cut of a law)
 physical_law           a formula-role node with one nonlinear operation over two or more
@@ -144,7 +147,8 @@ def mechanism_category(name: str, resolved: ResolvedCard) -> str:
         # a reading plus an offset or drift reads like stock + inflow; it is calibration
         return "measurement_error" if family == "identity" else "calibration_offset"
     if family == "accumulation":
-        return "stock_flow"
+        # CausalArena's formula mix has no stock-flow label: there the sum is affine
+        return "linear_affine" if resolved.card.family == "formula" else "stock_flow"
     if spec.role == "formula":
         return _formula_form(family, ops, parents) or _by_form(family, bounded, ops, expr,
                                                                parents, spec)

@@ -47,6 +47,15 @@ def test_each_rule(spec: str, category: str) -> None:
     assert mechanism_category("y", _resolved(spec)) == category
 
 
+def test_an_accumulation_is_affine_in_a_formula_card() -> None:
+    """The paper's formula mix has no stock-flow label: a reference level minus a drop
+    there is a linear-affine relation; the same sum in a semantic card is a stock and a
+    flow."""
+    spec = "equation: a - b"
+    assert mechanism_category("y", _resolved(spec, "formula")) == "linear_affine"
+    assert mechanism_category("y", _resolved(spec)) == "stock_flow"
+
+
 @pytest.mark.parametrize(("spec", "noise"), [
     ("equation: a + b", "none"),
     ("equation: a + b, noise: {kind: student_t, df: 4, scale: 0.1}", "student_t"),
