@@ -46,7 +46,21 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     item.add_marker(pytest.mark.xdist_group(group))
 
 
+# The longest groups of the full suite, longest first: pytest-xdist hands groups to
+# workers in collection order, so these start first and the short tests fill the gaps
+# (longest processing time first); a long group collected last would run alone at the end.
+LONG_FIRST = ("tests/cli/test_shipped_cards.py", "tests/properties/test_card_fuzz.py",
+              "tests/interop/test_ancestral.py", "tests/benchmark/", "tests/render/",
+              "tests/test_outputs_golden.py")
+
+
+def _long_first(item: pytest.Item) -> int:
+    rel = item.path.resolve().relative_to(ROOT).as_posix()
+    return next((i for i, p in enumerate(LONG_FIRST) if rel.startswith(p)), len(LONG_FIRST))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_long_first)  # stable: the order inside each group is kept
     if not config.getoption("--whole-library"):
         rest = [item for item in items if item.get_closest_marker("whole_library")]
         if rest:  # per-card checks beyond tests/library.py's samples: counted as deselected
