@@ -10,6 +10,7 @@ JSON line per (card, seed, gate result) is appended to ``--out`` as it goes, so 
 run can be read while it runs; at the end, the gates whose status differs between
 seeds are printed per card with each seed's statistic, so a flip can be checked
 against the margin of its threshold (docs/gates.md, "Stable decisions").
+``--select`` keeps a slice of a synthetic grid (``scmspec compile --select`` syntax).
 ``--tail-only`` runs the tail check of ``ranges`` alone (no data sampled, each finding a
 line). ``--tail-rows 0`` skips the tail pilot of ``ranges`` (most of the time on cards with
 many ranged variables) to check the statistical decisions quickly.
@@ -53,13 +54,16 @@ def main() -> None:
     parser.add_argument("--tail-rows", type=int, default=None,
                         help="rows of the counted tail pilot (0: skip the tail check; "
                         "default: the gate's)")
+    parser.add_argument("--select", default=None,
+                        help="grid configurations to keep, as `scmspec compile --select` "
+                        "(e.g. 'index=0|1' for a slice of a synthetic grid)")
     parser.add_argument("--tail-only", action="store_true",
                         help="run only the tail check of `ranges` (no data sampled)")
     args = parser.parse_args()
     if args.tail_rows is not None:  # a quicker run of the statistical decisions only
         pilot.tail_pilot.__defaults__ = (args.tail_rows, pilot.TAIL_PILOT_CHUNK,
                                          pilot.TAIL_NOISE_ROWS)
-    _, loaded = parse_all(discover(args.paths))
+    _, loaded = parse_all(discover(args.paths), select=args.select)
     compiled = {p: compile_card(c.card, c.source) for p, c in sorted(loaded.items())}
     rank = {"skip": 0, "pass": 1, "warn": 2, "fail": 3}
     status: dict[tuple[str, str], dict[int, tuple[str, float | None, str]]] = defaultdict(dict)
