@@ -218,15 +218,21 @@ def evaluate_step(step: Step, parents: list[Array], draws: list[Array]) -> Array
 def check_values(step: Step, x: Array, source: str) -> None:
     """Refuse values a coded kind cannot take (a binary 0.64, level code 7 of two) as SCM604.
 
-    NaN passes (the finite gate reports it); one vectorised test per coded variable.
+    NaN passes (the finite gate reports it); one vectorised test per coded variable. A
+    root its block standardises (``Step.affine``) holds its codes standardised, by the
+    same two operations as its draw, so the same bits.
     """
-    allowed = np.asarray(step.allowed, dtype=float)
+    allowed = np.array(step.allowed, dtype=float)
+    if step.affine is not None:
+        allowed -= step.affine[0]
+        allowed /= step.affine[1]
     bad = ~(np.isin(x, allowed) | np.isnan(x))
     if not bad.any():
         return
     rows = int(np.count_nonzero(bad))
     example = float(x[bad][0])
-    what = ("binary (0 or 1)" if step.kind == "binary" else
+    what = (("binary (0 or 1" + (", standardised" if step.affine is not None else "") + ")")
+            if step.kind == "binary" else
             f"{step.kind} with level codes {', '.join(f'{a:g}' for a in step.allowed or ())}")
     hint = ("wrap the equation so it yields 0/1 (indicator(...), bernoulli(p), where(c, 1, 0)) "
             "or declare the variable continuous" if step.kind == "binary" else

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import networkx as nx
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -205,3 +206,22 @@ def test_protocol_variants_of_one_scm_pass_duplicate_topology_together(tmp_path:
     res = run_pool_gates([pool[0], compile_card(relabelled)])
     assert res["impostor"][0].status == "fail"
     assert "is isomorphic to that of" in res["impostor"][0].detail
+
+
+def test_a_standardised_binary_root_is_released_under_its_resample_intervention(
+        tmp_path: Path) -> None:
+    # causalarena.chain.d10.15: x05 is a Bernoulli root of an independent block, so its
+    # column holds its two codes standardised; a resample intervention picks among the
+    # observed levels. The value check compared them with the raw codes 0/1 and refused
+    # every such configuration (SCM604; 18 of the 400 at d = 10 and 20).
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["compile", str(POOL), "--out", str(out), "--select",
+                                      "id=causalarena.chain.d10.15", "--replicates", "1"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["released"] == 1
+    rep = out / "causalarena.chain.d10.15" / "rep-0"
+    x, mask = pd.read_csv(rep / "obsint.csv")["x05"], pd.read_csv(rep / "obsint_mask.csv")["x05"]
+    natural = set(x[mask == 0].round(9))
+    assert len(natural) == 2 and 0.0 not in natural and mask.sum() > 0  # standardised codes
+    assert set(x[mask == 1].round(9)) <= natural
