@@ -59,7 +59,7 @@ from scmspec.validators import (  # noqa: E402
     structure_gates,
 )
 from scmspec.validators.base import justify  # noqa: E402
-from scmspec.validators.pilot import tail_pilot  # noqa: E402
+from scmspec.validators.tail_sample import tail_pilot  # noqa: E402
 from scmspec.validators.thresholds import SEVERITY  # noqa: E402
 
 MECHANISMS = ("linear", "tanh", "exp", "product", "threshold", "formula", "event")

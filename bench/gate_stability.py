@@ -30,7 +30,7 @@ from scmspec.build.evaluate import _sample_replicate
 from scmspec.compiler.pipeline import CompiledCard, compile_card
 from scmspec.compiler.spec import ProtocolSpec
 from scmspec.samplers.scm import SCM
-from scmspec.validators import GateContext, data_gates, pilot, run_gates
+from scmspec.validators import GateContext, data_gates, run_gates, tail_sample
 from scmspec.validators.base import GateResult, make_result
 
 
@@ -61,8 +61,8 @@ def main() -> None:
                         help="run only the tail check of `ranges` (no data sampled)")
     args = parser.parse_args()
     if args.tail_rows is not None:  # a quicker run of the statistical decisions only
-        pilot.tail_pilot.__defaults__ = (args.tail_rows, pilot.TAIL_PILOT_CHUNK,
-                                         pilot.TAIL_NOISE_ROWS)
+        tail_sample.tail_pilot.__defaults__ = (args.tail_rows, tail_sample.TAIL_PILOT_CHUNK,
+                                               tail_sample.TAIL_NOISE_ROWS)
     _, loaded = parse_all(discover(args.paths), select=args.select)
     compiled = {p: compile_card(c.card, c.source) for p, c in sorted(loaded.items())}
     rank = {"skip": 0, "pass": 1, "warn": 2, "fail": 3}

@@ -22,7 +22,8 @@ from scmspec.samplers.numpy_sampler import run_pass
 from scmspec.samplers.streams import Streams
 from scmspec.validators.base import GATES, GateContext, GateResult, Status, make_result
 from scmspec.validators.mechanisms import copied_parent, top_level_clip
-from scmspec.validators.pilot import fisher, pilot_columns, share_of, tail_pilot
+from scmspec.validators.pilot import fisher, pilot_columns, share_of
+from scmspec.validators.tail_sample import tail_pilot
 from scmspec.validators.thresholds import (
     BOUNDARY_MASS,
     CATEGORY_DOMINANCE,
@@ -319,7 +320,7 @@ def _tail(ctx: GateContext, ranged: Ranged, released_bad: set[str]) -> Iterator[
     """Ranged variables whose share of natural rows outside the range is not ~0 (tail check).
 
     The share is proved below TAIL_PROOF_RATE, exact (a root), averaged from the noise
-    law on sampled parents, or counted on sampled rows (``pilot.tail_pilot``). It blocks
+    law on sampled parents, or counted on sampled rows (``tail_sample.tail_pilot``). It blocks
     from TAIL_BLOCK_SHARE; an exact or averaged share from TAIL_PROOF_RATE warns (a
     counted one does not: 1-4 rows of 1.5M do not tell a share from a smaller one); a
     variable already failing on the released rows is not reported again.
@@ -363,7 +364,11 @@ def _tail_summary(ctx: GateContext, ranged: Ranged) -> str:
     if counts["noise"]:
         parts.append(f"{counts['noise']} from their noise law on {TAIL_NOISE_ROWS} pilot rows")
     if counts["rows"]:
-        parts.append(f"{counts['rows']} counted on {TAIL_PILOT_ROWS} pilot rows")
+        deeper = sum(1 for m, n in zip(tail.method, tail.rows) if m == "rows"
+                     and n > TAIL_PILOT_ROWS)
+        parts.append(f"{counts['rows']} counted on {TAIL_PILOT_ROWS} pilot rows"
+                     + (f" ({deeper} counted on to {max(tail.rows)}: a row outside or a "
+                        "near miss)" if deeper else ""))
     return f"; tail check ({TAIL_RATE:g} of rows must block): " + ", ".join(parts)
 
 
@@ -372,7 +377,7 @@ def ranges(ctx: GateContext) -> Iterator[GateResult]:
     """Values stay in declared ranges (released rows and the tail pilot); clips reported.
 
     All ranged variables are compared at once, one (variables, rows) matrix of
-    natural rows against their bounds; then the tail pilot (``pilot.tail_pilot``).
+    natural rows against their bounds; then the tail pilot (``tail_sample.tail_pilot``).
     Floors and caps an equation imposes are mechanisms, reported with the share of
     rows on which they bind; in a formula card a formula-role output clipped to a
     range bound that binds fails (formula outputs are never clipped to pass a range).

@@ -20,7 +20,7 @@ lowered equations:
 A root's share outside its range is computed exactly from its quantile function
 (``root_tail``), so roots never need sampling. Anything the bounds cannot settle (an
 interval wider than the range, a construct without a rule) is returned unsettled and
-the tail pilot samples it (``pilot.tail_pilot``). Every rule is conservative: an
+the tail pilot samples it (``tail_sample.tail_pilot``). Every rule is conservative: an
 unknown function or a non-finite bound gives the whole real line, never a false proof.
 """
 

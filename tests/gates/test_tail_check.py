@@ -18,8 +18,9 @@ import sympy as sp
 
 from scmspec.compiler.pipeline import compile_card, parse_card_text
 from scmspec.validators.base import GateContext
-from scmspec.validators.pilot import root_tail, tail_pilot
 from scmspec.validators.tail_bound import FULL, interval_of
+from scmspec.validators.tail_sample import Extremes, root_tail, tail_pilot
+from scmspec.validators.thresholds import TAIL_NEAR_K, TAIL_PROOF_RATE
 from tests.gates.cards import card, failure, gate
 
 ROOT_X = "  x: {meaning: x, distribution: {kind: normal}}\n"
@@ -69,6 +70,39 @@ def test_a_formula_output_outside_its_range_on_2e5_of_rows_blocks(tmp_path: Path
              "noise: {kind: none}}\n")
     res = failure(gate(tmp_path, card(ROOT_X + sleep, [("x", "sleep")]), "ranges", seed=seed))
     assert res.variables == ("sleep",) and "pilot rows outside; extreme value -" in res.detail
+
+
+@pytest.mark.parametrize("seed", (18, 20))
+def test_a_formula_output_outside_on_1e5_of_rows_blocks_when_the_pilot_shows_no_row(
+        tmp_path: Path, seed: int) -> None:
+    # sleep = 8.53 + 2 x (no noise): below 0 on 1e-5 of rows, 3 expected among the 300,000
+    # counted pilot rows; on seeds 18 and 20 none falls below (e^-3 = 5% of seeds), and the
+    # card used to pass. The extremes extrapolated say it is a near miss, so it is counted
+    # on to 1.5M rows and blocks.
+    sleep = (f"  sleep: {{meaning: hours slept, range: [0, 24], equation: \"{2 * Z_1E5!r} + "
+             "2 * x\", noise: {kind: none}}\n")
+    res = failure(gate(tmp_path, card(ROOT_X + sleep, [("x", "sleep")]), "ranges", seed=seed))
+    assert res.variables == ("sleep",) and "of 1500000 pilot rows outside" in res.detail
+    assert 3e-6 <= (res.statistic or 0) < 2e-5  # blocks from 3e-6 (5 rows of 1.5M)
+
+
+def test_the_near_miss_screen_extrapolates_an_exponential_tail() -> None:
+    rng = np.random.default_rng(7)
+    n, k = 300_000, TAIL_NEAR_K
+    for bound, truth in ((np.log(1e5), 1e-5), (np.log(1e7), 1e-7)):  # P(Exp(1) > b) = e^-b
+        shares = []
+        for _ in range(20):
+            ext = Extremes()
+            for x in np.split(rng.exponential(size=n), 6):
+                ext.add(x)
+            assert ext.top.size == k and ext.top.min() == np.sort(ext.top)[0]
+            shares.append(ext.near_miss_share(-1.0, float(bound), n))
+        assert truth / 3 < np.median(shares) < truth * 3
+    assert np.mean(shares) < TAIL_PROOF_RATE  # a share of 1e-7 is not sent on, as a rule
+    ties = Extremes()
+    ties.add(np.repeat([0.0, 1.0, 2.0], 100_000))  # a discrete tail below its bound
+    assert ties.near_miss_share(-1.0, 3.0, 300_000) == 0.0
+    assert ties.near_miss_share(-1.0, 2.0, 300_000) == k / 300_000  # at the bound: flagged
 
 
 BOUNDED = """\
