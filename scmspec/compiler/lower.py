@@ -401,7 +401,7 @@ class _WherePrinter(NumPyPrinter):
 # very same array, so skipping it changes no value and saves a call per node.
 _FLOAT_ATOMS = (sp.Symbol, sp.Rational, sp.Float, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow)
 _FLOAT_FUNCTIONS = frozenset({"exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-                              "cosh", "tanh", "Abs", "sigmoid", "softplus"})
+                              "asinh", "cosh", "tanh", "Abs", "sigmoid", "softplus"})
 
 
 def _float_in_float_out(expr: sp.Basic) -> bool:

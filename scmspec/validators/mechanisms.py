@@ -8,7 +8,7 @@ event_draw         a random draw (bernoulli, poisson, binomial, categorical...)
 threshold          piecewise / where / step / indicator, floor, ceil, round,
                    sign, abs (a kink or jump in a parent)
 saturating         sigmoid, tanh, softplus, min, max, clip
-trig               sin, cos, tan, their inverses, atan2, sinh, cosh
+trig               sin, cos, tan, their inverses, atan2, sinh, cosh, asinh
 exp_log            exp, log (any base), a power with a parent in the exponent
 multiplicative     a product or ratio of parent-dependent factors
 polynomial         a parent-dependent power (squares, sqrt, power laws)
@@ -42,7 +42,8 @@ FAMILIES = ("event_draw", "threshold", "saturating", "trig", "exp_log", "multipl
 _RANDOM = frozenset(name for name, e in FUNCTIONS.items() if e.random)
 _THRESHOLD = frozenset({"Piecewise", "floor", "ceiling", "round", "sign", "Abs", "Heaviside"})
 _SATURATING = frozenset({"sigmoid", "tanh", "softplus", "Min", "Max"})
-_TRIG = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh"})
+_TRIG = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+                   "asinh"})
 _EXP_LOG = frozenset({"exp", "log"})
 _SIGMOIDS = frozenset({"sigmoid", "tanh"})
 _ORDER = (("event_draw", _RANDOM), ("threshold", _THRESHOLD), ("saturating", _SATURATING),

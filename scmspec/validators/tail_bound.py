@@ -127,6 +127,7 @@ for _name, _rule in {
     "sqrt": increasing(math.sqrt, 0.0), "cbrt": increasing(np.cbrt),
     "tanh": _bounded(-1.0, 1.0), "atan": increasing(math.atan),
     "sinh": increasing(lambda x: math.copysign(math.inf, x) if abs(x) > 709 else math.sinh(x)),
+    "asinh": increasing(math.asinh),
     "cosh": _even(lambda x: math.inf if x > 709 else math.cosh(x)),
     "asin": increasing(lambda x: math.asin(min(max(x, -1.0), 1.0))),
     "acos": decreasing(lambda x: math.acos(min(max(x, -1.0), 1.0))),

@@ -113,6 +113,7 @@ for _name, _fn, _doc in [
     ("sinh", sp.sinh, "hyperbolic sine"),
     ("cosh", sp.cosh, "hyperbolic cosine"),
     ("tanh", sp.tanh, "hyperbolic tangent"),
+    ("asinh", sp.asinh, "inverse hyperbolic sine, log(x + sqrt(x**2 + 1))"),
 ]:
     _add(_name, 1, 1, _fn, "dimensionless", _doc)
 
