@@ -635,8 +635,8 @@ def _copy_label(ctx: GateContext, a: str, b: str) -> str:
 
 
 def _strong_pairs(corr: np.ndarray, limit: float, block: int = 512
-                  ) -> tuple[list[tuple[int, int]], float]:
-    """Pairs (i < j) with |corr| >= limit, and the largest |corr| off the diagonal.
+                  ) -> tuple[list[tuple[int, int]], float, tuple[int, int]]:
+    """Pairs (i < j) with |corr| >= limit, the largest |corr| off the diagonal and its pair.
 
     Rows are scanned a block at a time so no (d, d) temporary is made (at d = 10,000 a
     full |corr| and its mask would cost another 900 MB).
@@ -644,18 +644,20 @@ def _strong_pairs(corr: np.ndarray, limit: float, block: int = 512
     Example:
         >>> c = np.array([[1.0, 0.95, 0.1], [0.95, 1.0, 0.2], [0.1, 0.2, 1.0]])
         >>> _strong_pairs(c, 0.9, block=1)
-        ([(0, 1)], 0.95)
+        ([(0, 1)], 0.95, (0, 1))
     """
     hits: list[tuple[int, int]] = []
-    top = 0.0
+    top, where = 0.0, (0, 1)
     d = corr.shape[0]
     cols = np.arange(d)
     for a in range(0, d - 1, block):
-        rows = np.abs(corr[a:a + block])
+        rows = np.nan_to_num(np.abs(corr[a:a + block]), nan=0.0)
         rows[cols[None, :] <= a + np.arange(len(rows))[:, None]] = 0.0  # keep j > i only
-        top = max(top, float(np.nanmax(rows)))
+        i, j = np.unravel_index(int(np.argmax(rows)), rows.shape)
+        if rows[i, j] > top:
+            top, where = float(rows[i, j]), (a + int(i), int(j))
         hits.extend((a + int(i), int(j)) for i, j in np.argwhere(rows >= limit))
-    return hits, top
+    return hits, top, where
 
 
 def _unselected_corr(ctx: GateContext, pairs: list[tuple[str, str]]) -> dict[tuple[str, str],
@@ -686,11 +688,11 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
     if varying.size < 2:
         yield make_result("near_copy", "skip", "fewer than two varying observed columns")
         return
-    hits, top = _strong_pairs(corr, limit)
+    hits, top, (ti, tj) = _strong_pairs(corr, limit)
     # a pair just under the limit may still be within the margin: look at those too
     margin_at = float(np.tanh(max(np.arctanh(min(limit, 1 - 1e-15))
                                   - 2 * CONFIDENCE_Z / np.sqrt(max(n - 3, 1)), 0.0)))
-    near, _ = _strong_pairs(corr, margin_at)
+    near, _, _ = _strong_pairs(corr, margin_at)
     pre = _unselected_corr(ctx, [(names[varying[i]], names[varying[j]]) for i, j in near])
     margin, failed = [], 0
     lows, highs = fisher(np.array([corr[i, j] for i, j in near]), n)
@@ -724,7 +726,8 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
     if not failed:
         note = f"; within the margin: {', '.join(margin)}" if margin else ""
         below = f" < {limit:.2f}" if top < limit else ""
-        yield make_result("near_copy", "pass", f"max |corr| {top:.3f}{below}; no pair's lower "
-                          f"{CONFIDENCE_Z:g}-SE bound reaches {limit:.2f} over {varying.size} "
-                          f"columns (n = {n}){note}",
+        pair = f" ({names[varying[ti]]}~{names[varying[tj]]})"
+        yield make_result("near_copy", "pass", f"max |corr| {top:.3f}{pair}{below}; no pair's "
+                          f"lower {CONFIDENCE_Z:g}-SE bound reaches {limit:.2f} over "
+                          f"{varying.size} columns (n = {n}){note}",
                           statistic=top, threshold=limit)
