@@ -4,6 +4,9 @@ The hostile-expression and hostile-YAML corpus (``__import__``, dunder access, l
 ``9**9**9**9``, deep nesting, billion laughs, Python tags, non-UTF-8) lives in
 tests/golden/errors/ with golden messages; this file adds the size attacks. Each must be
 refused with a located diagnostic, quickly, without sampling or executing anything.
+"Quickly" is process CPU time (``time.process_time``), not wall time: a bound that
+catches a blow-up must not fail because the machine is busy (wall-clock bounds failed
+twice on a 2-core machine under a load of 30).
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ def _codes(result_doc: dict) -> list[str]:
 
 def test_billion_rows_in_the_card_fail_fast(tmp_path: Path) -> None:
     (tmp_path / "c.yaml").write_text(card(protocol="protocol: {n_obs: 1000000000}"))
-    rss, start = _rss_mb(), time.perf_counter()
+    rss, start = _rss_mb(), time.process_time()
     report = compile_cards([tmp_path / "c.yaml"], tmp_path / "out", ProtocolOverrides())
-    assert time.perf_counter() - start < 30
+    assert time.process_time() - start < 30
     assert _rss_mb() - rss < 200  # nothing of 10^9 rows was allocated
     (res,) = report.results
     assert res.status == "failed" and res.diagnostics[0].code == "SCM602"
@@ -63,10 +66,10 @@ def test_billion_rows_in_the_card_fail_fast(tmp_path: Path) -> None:
 
 def test_billion_rows_on_the_command_line_fail_fast(tmp_path: Path) -> None:
     (tmp_path / "c.yaml").write_text(card())
-    start = time.perf_counter()
+    start = time.process_time()
     result = CliRunner().invoke(app, ["compile", str(tmp_path / "c.yaml"), "--out",
                                       str(tmp_path / "out"), "--n-obs", "1000000000"])
-    assert time.perf_counter() - start < 30
+    assert time.process_time() - start < 30
     assert result.exit_code == 1 and "error[SCM602]" in result.output
     assert "Traceback" not in result.output
     assert _codes(json.loads((tmp_path / "out" / "manifest.json").read_text())) == ["SCM602"]
@@ -81,10 +84,10 @@ def _wide_card(d: int) -> str:
 def test_million_variable_card_is_refused_by_the_byte_limit_quickly() -> None:
     text = _wide_card(1_000_000)
     assert len(text) > current_limits().card_bytes
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(CardError) as exc:
         parse_card_text(text, "wide.yaml")
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert exc.value.diagnostics[0].code == "SCM102"
 
 
@@ -94,10 +97,10 @@ def test_too_many_variables_refused_before_validation(monkeypatch: pytest.Monkey
     monkeypatch.setenv("SCMSPEC_MAX_CARD_BYTES", "100000000")
     monkeypatch.setenv("SCMSPEC_MAX_YAML_NODES", "10000000")
     monkeypatch.setenv("SCMSPEC_MAX_VARIABLES", "1000")
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(CardError) as exc:
         parse_card_text(_wide_card(20_000), "wide.yaml")
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
     (diag,) = exc.value.diagnostics
     assert diag.code == "SCM203" and "20000 variables exceed the limit of 1000" in diag.message
     assert diag.span is not None and diag.span.line == 5
@@ -123,7 +126,7 @@ ABSURD_UNITS = [
 @pytest.mark.parametrize("unit", ABSURD_UNITS)
 def test_absurd_unit_strings_are_located_errors(unit: str) -> None:
     text = card(unit=json.dumps(unit))
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         c, smap = parse_card_text(text, "unit.yaml")
         compile_card(c, smap)
@@ -132,4 +135,4 @@ def test_absurd_unit_strings_are_located_errors(unit: str) -> None:
         assert {d.code[:4] for d in exc.diagnostics} <= {"SCM1", "SCM2", "SCM4"}
     else:
         pytest.fail(f"unit {unit!r} was accepted")
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10

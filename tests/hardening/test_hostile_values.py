@@ -151,7 +151,7 @@ import json, time
 from scmspec.errors import CardError
 from scmspec.api import compile_text
 from scmspec.compiler.pipeline import parse_card_text
-start = time.perf_counter()
+start = time.process_time()
 """
 
 
@@ -162,7 +162,7 @@ try:
 except CardError as exc:
     d = exc.diagnostics[0]
     out = {{"code": d.code, "message": d.message, "located": d.span is not None}}
-out["seconds"] = time.perf_counter() - start
+out["seconds"] = time.process_time() - start
 print(json.dumps(out))
 """
 
