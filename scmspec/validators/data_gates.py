@@ -726,7 +726,7 @@ def near_copy(ctx: GateContext) -> Iterator[GateResult]:
     if not failed:
         note = f"; within the margin: {', '.join(margin)}" if margin else ""
         below = f" < {limit:.2f}" if top < limit else ""
-        pair = f" ({names[varying[ti]]}~{names[varying[tj]]})"
+        pair = f" ({names[varying[ti]]} and {names[varying[tj]]})"
         yield make_result("near_copy", "pass", f"max |corr| {top:.3f}{pair}{below}; no pair's "
                           f"lower {CONFIDENCE_Z:g}-SE bound reaches {limit:.2f} over "
                           f"{varying.size} columns (n = {n}){note}",
