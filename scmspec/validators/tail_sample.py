@@ -268,8 +268,8 @@ def _sample_tail(ctx: GateContext, plan: Plan, seed: int, todo: list[int],
     done, c = 0, 0
     while True:
         if done >= max(total.values()):
-            # a counted variable with a row outside: count on until the share is known
-            # well enough to be decided the same way on every seed
+            # a counted variable with a row outside, or a near miss: count on until the
+            # share is known well enough to be decided the same way on every seed
             more = [j for j in todo if method[j] == "rows" and total[j] < confirm_rows
                     and (s1[j] > 0 or extremes[j].near_miss_share(
                         float(lo[j]), float(hi[j]), int(n_rows[j])) >= TAIL_PROOF_RATE)]
@@ -281,7 +281,7 @@ def _sample_tail(ctx: GateContext, plan: Plan, seed: int, todo: list[int],
         m = min(chunk, max(total[j] for j in live) - done)
         streams = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-{c}", 0)
         cols = (numpy_sampler.sample(plan, m, 0, streams).columns if plan.selection is not None
-                else numpy_sampler.run_pass(_cut_to(plan, by_name, [names[j] for j in live]),
+                else numpy_sampler.run_pass(ancestral_plan(plan, {names[j] for j in live}, parents),
                                             m, streams))
         sites = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-sites-{c}", 0)
         for j in live:
@@ -357,19 +357,3 @@ def _exponential_tail(top: Array, bound: float, n: int) -> float:
         return 0.0
     scale = float(np.sum(top - t)) / (top.size - 1)
     return float(top.size / n * np.exp(-(bound - t) / scale))
-
-
-def _cut_to(plan: Plan, by_name: dict[str, Step], keep: list[str]) -> Plan:
-    """The plan's steps that ``keep`` needs (ancestors), in order; the plan if all are."""
-    need, todo = set(keep), list(keep)
-    while todo:
-        for p in by_name[todo.pop()].parents:
-            if p not in need:
-                need.add(p)
-                todo.append(p)
-    blocks = {s.block for s in plan.steps if s.name in need and s.block is not None}
-    need |= {s.name for s in plan.steps if s.block is not None and s.block in blocks}
-    if len(need) == len(plan.steps):
-        return plan
-    return replace(plan, steps=tuple(s for s in plan.steps if s.name in need),
-                   columns=tuple(c for c in plan.columns if c in need))
