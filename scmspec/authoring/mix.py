@@ -9,8 +9,9 @@ declared kind and its role, by the first rule that applies:
 =====================  =============================================================
 category               rule (the paper's label)
 =====================  =============================================================
-event_count            a random draw in the equation, or a count/binary variable drawn
-                       from its parents ("Event/count")
+event_count            a random draw in the equation: a Poisson, binomial or Bernoulli
+                       event at a parent-dependent rate ("Event/count"); a count or flag
+                       computed by a rule (indicator, floor) is a cutoff, not an event
 ordinal_categorical    an ordinal or categorical variable computed by a rule
 measurement_error      a measurement/readout role copying one parent plus noise
 calibration_offset     a measurement/readout role affine in its parents (gain, offset,
