@@ -25,6 +25,7 @@ import numpy as np
 from scmspec.compiler.plan import Plan
 from scmspec.samplers import numpy_sampler
 from scmspec.samplers.streams import Streams
+from scmspec.samplers.tabulated import tabulate_roots
 from scmspec.validators.base import GateContext
 from scmspec.validators.thresholds import (
     CONFIDENCE_Z,
@@ -102,7 +103,7 @@ def pilot_columns(ctx: GateContext, names: list[str] | tuple[str, ...],
         else:
             plan = replace(plan, targets=())
         streams = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-stat", 0)
-        s = numpy_sampler.sample(plan, rows, 0, streams)
+        s = numpy_sampler.sample(tabulate_roots(plan), rows, 0, streams)
         return {v: s.columns[v] for v in key}
 
     return ctx.cached(f"pilot:{rows}:{','.join(key)}", compute)

@@ -28,6 +28,9 @@ class RootBase(SpecModel):
     """Common behaviour of root kinds."""
 
     discrete: ClassVar[bool] = False
+    # ppf solves iteratively (~1-3 us a value): the gates' pilots read a table of it
+    # instead (scmspec.samplers.tabulated); released data always use ppf itself
+    slow_ppf: ClassVar[bool] = False
 
     def draw(self, rng: np.random.Generator, n: int) -> Array:
         return self.ppf(rng.random(n))
@@ -110,6 +113,7 @@ class TruncatedNormalRoot(RootBase):
     """Gaussian (mean, sd) truncated to [low, high] by rejection-free inverse CDF."""
 
     kind: Literal["truncated_normal"] = "truncated_normal"
+    slow_ppf: ClassVar[bool] = True
     mean: float = 0.0
     sd: Positive = 1.0
     low: float
@@ -153,6 +157,7 @@ class GammaRoot(RootBase):
     """Gamma with shape and rate (mean shape/rate)."""
 
     kind: Literal["gamma"] = "gamma"
+    slow_ppf: ClassVar[bool] = True
     shape: Positive
     rate: Positive = 1.0
 
@@ -171,6 +176,7 @@ class BetaRoot(RootBase):
     """Beta(a, b) mapped linearly onto [low, high] (default [0, 1])."""
 
     kind: Literal["beta"] = "beta"
+    slow_ppf: ClassVar[bool] = True
     a: Positive
     b: Positive
     low: float = 0.0
@@ -362,6 +368,7 @@ class GaussianMixtureRoot(RootBase):
     """Mixture of Gaussians: component i has weight weights[i], mean means[i], sd sds[i]."""
 
     kind: Literal["gaussian_mixture"] = "gaussian_mixture"
+    slow_ppf: ClassVar[bool] = True
     weights: list[Probability] = Field(min_length=2)
     means: list[float]
     sds: list[Positive]
