@@ -149,6 +149,8 @@ def explain_units(paths: Iterable[str | Path]) -> list[tuple[CardResult, str]]:
             continue
         variables = compiled.card.variables
         text = {k: v.equation or "" for k, v in variables.items()}
+        text.update({f"{k}.noise.{v.noise.scale_field}": v.noise.scale_expression() or ""
+                     for k, v in variables.items() if v.noise.scale_expression() is not None})
         if compiled.card.selection is not None:
             text["selection"] = compiled.card.selection.condition
         units = {k: v.unit for k, v in variables.items()}

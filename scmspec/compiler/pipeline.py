@@ -45,5 +45,5 @@ def compile_card(card: Card, smap: SourceMap | None = None) -> CompiledCard:
     with pinned_limits():  # the environment's overrides, read once per card
         resolved = resolve(card, smap)
         resolved = check_units(resolved, smap)
-        check_noise_units(resolved, smap)
+        resolved = check_noise_units(resolved, smap)
         return CompiledCard(card, smap, resolved, lower(resolved, smap))

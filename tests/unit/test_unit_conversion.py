@@ -280,3 +280,31 @@ def test_a_count_draw_converts_its_rate_before_drawing() -> None:
     ratio = rows["recruits"] / (rows["recruits_m"] * 1e6)
     assert abs(ratio.mean() - 1) < 1e-3 and 0 < ratio.std() < 2e-3
     assert (rows["recruits"] % 1_000_000 != 0).all()  # not a scaled-up small count
+
+
+def test_a_noise_scale_converts_like_an_equation() -> None:
+    """``sd: 0.02 * flux`` (klm/m**2) on a reading in lx: the scale gets the same factor 1000
+    as the equation, recorded apart; under strict it stays SCM405 at the noise field."""
+    text = """id: lux
+title: t
+family: formula
+domain: d
+variables:
+  flux: {meaning: m, unit: klm/m**2, distribution: {kind: uniform, low: 1, high: 2}}
+  reading: {meaning: m, unit: lx, role: readout, equation: flux,
+            noise: {kind: normal, sd: 0.02 * flux}}
+edges: [{from: flux, to: reading, reason: r}]
+"""
+    resolved = compile_card(*parse_card_text(text)).resolved
+    (conv,) = resolved.unit_conversions["reading.noise.sd"]
+    assert conv.factor == 1000.0 and (conv.from_unit, conv.to_unit) == ("klm/m**2", "lx")
+    df = compile_text(text).sample(20000, seed=1)
+    rel = (df["reading"] - 1000 * df["flux"]) / (1000 * df["flux"])
+    assert 0.019 < float(rel.std()) < 0.021  # 2%, not 0.002% (the unconverted scale)
+    strict = text.replace("domain: d", "domain: d\nunits: strict").replace(
+        "equation: flux,", "equation: flux * per_klm,") + (
+        "constants: {per_klm: {value: 1000, unit: lx*m**2/klm, meaning: m}}\n")
+    with pytest.raises(UnitError) as err:
+        compile_card(*parse_card_text(strict))
+    assert err.value.diagnostics[0].code == "SCM405"
+    assert err.value.diagnostics[0].field_path == "variables.reading.noise.sd"
