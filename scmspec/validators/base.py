@@ -230,7 +230,10 @@ class GateContext:
         if n < 2:
             return np.zeros(0, dtype=int), np.zeros((0, 0))
         mean, sd = self.observed_moments
-        varying = np.flatnonzero(np.isfinite(sd) & (sd > 0))
+        lowest, highest = self.observed_extremes
+        # a constant column's summed mean can be off by an ulp (0.45 x 1000 / 1000 is
+        # 0.4500000000000001), leaving sd ~1e-16: varying means two distinct values
+        varying = np.flatnonzero(np.isfinite(sd) & (sd > 0) & (highest > lowest))
         if varying.size < 2:
             return varying, np.ones((varying.size, varying.size))
         z = self._memo.pop("scratch")

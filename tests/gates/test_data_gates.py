@@ -102,6 +102,18 @@ def test_near_copy_names_a_rounded_unit_conversion(tmp_path: Path) -> None:
     assert "'y' is a rounded unit conversion of 'x'" in res.detail
 
 
+def test_near_copy_leaves_constant_knob_columns_out(tmp_path: Path) -> None:
+    """Two knobs at 0.45 and 0.8: their columns are constant, though a summed mean is an ulp
+    off (sd ~1e-16), so they must not correlate at -1 as near copies."""
+    knob = ("  {n}: {{meaning: {n}, role: setting, value: {v}, intervention: {{meaning: set it,"
+            " handler: {{kind: do, value: 0.6}}}}}}\n")
+    text = card(ROOT_X + knob.format(n="k1", v=0.45) + knob.format(n="k2", v=0.8)
+                + "  y: {meaning: y, equation: \"x * k1 + k2\", noise: {kind: normal, sd: 1}}\n",
+                [("x", "y"), ("k1", "y"), ("k2", "y")])
+    (res,) = gate(tmp_path, text, "near_copy")
+    assert res.status == "pass", res.detail
+
+
 def test_near_copy_names_an_alias_and_justification_downgrades(tmp_path: Path) -> None:
     text = _pair("x")
     res = failure(gate(tmp_path, text, "near_copy"))
