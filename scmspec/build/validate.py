@@ -17,6 +17,7 @@ from typing import Any
 from scmspec.build.cards import CardResult, ProtocolOverrides, parse_all, record_internal
 from scmspec.build.discover import discover
 from scmspec.build.evaluate import compile_pool, evaluate, pool_gates
+from scmspec.compiler.noise_units import noise_key
 from scmspec.compiler.pipeline import compile_card
 from scmspec.compiler.unit_conversion import explain
 from scmspec.errors import CardError, Diagnostic
@@ -149,8 +150,8 @@ def explain_units(paths: Iterable[str | Path]) -> list[tuple[CardResult, str]]:
             continue
         variables = compiled.card.variables
         text = {k: v.equation or "" for k, v in variables.items()}
-        text.update({f"{k}.noise.{v.noise.scale_field}": v.noise.scale_expression() or ""
-                     for k, v in variables.items() if v.noise.scale_expression() is not None})
+        text.update({noise_key(k, field): variables[k].noise.scale_expression() or ""
+                     for k, (field, _) in compiled.resolved.noise_scales.items()})
         if compiled.card.selection is not None:
             text["selection"] = compiled.card.selection.condition
         units = {k: v.unit for k, v in variables.items()}

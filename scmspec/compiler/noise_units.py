@@ -26,6 +26,11 @@ from scmspec.compiler.units import _declared_units, _Walker
 from scmspec.errors import DiagnosticBag, UnitError
 
 
+def noise_key(name: str, field: str) -> str:
+    """Where a noise scale's conversions are recorded in ``unit_conversions``."""
+    return f"{name}.noise.{field}"
+
+
 def check_noise_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
     """Check that each noise scale expression has the unit its noise mode needs; the card
     with the scale factors inserted where a unit differs only in scale (module docstring).
@@ -71,7 +76,7 @@ def check_noise_units(resolved: ResolvedCard, smap: SourceMap) -> ResolvedCard:
             converted, conversions = convert_equation(expr, env, want)
             if conversions:
                 scales[name] = (field, converted)
-                done[f"{name}.noise.{field}"] = conversions
+                done[noise_key(name, field)] = conversions
     bag.raise_if_any(UnitError)
     if not done:
         return resolved

@@ -83,6 +83,12 @@ def ancestral_plan(plan: Plan, keep: set[str], parents: dict[str, tuple[str, ...
                    columns=tuple(c for c in plan.columns if c in need))
 
 
+def pilot_plan(ctx: GateContext) -> Plan:
+    """The card's plan as every pilot samples it: slow quantile functions read from a table
+    (``samplers.tabulated``), built once per card and cut per pilot."""
+    return ctx.cached("pilot_plan", lambda: tabulate_roots(ctx.compiled.plan))
+
+
 def pilot_columns(ctx: GateContext, names: list[str] | tuple[str, ...],
                   rows: int = STAT_PILOT_ROWS) -> dict[str, Array] | None:
     """``rows`` observational values of ``names`` from the pilot's own streams (cached).
@@ -96,14 +102,14 @@ def pilot_columns(ctx: GateContext, names: list[str] | tuple[str, ...],
     key = tuple(sorted(set(names)))
 
     def compute() -> dict[str, Array]:
-        plan, seed = ctx.compiled.plan, ctx.protocol.seed  # type: ignore[union-attr]
+        plan, seed = pilot_plan(ctx), ctx.protocol.seed  # type: ignore[union-attr]
         if plan.selection is None:
             parents = {k: tuple(v) for k, v in ctx.compiled.resolved.parents.items()}
             plan = ancestral_plan(plan, set(key), parents)
         else:
             plan = replace(plan, targets=())
         streams = Streams(seed, ctx.card_id, f"{PILOT_SPLIT}-stat", 0)
-        s = numpy_sampler.sample(tabulate_roots(plan), rows, 0, streams)
+        s = numpy_sampler.sample(plan, rows, 0, streams)
         return {v: s.columns[v] for v in key}
 
     return ctx.cached(f"pilot:{rows}:{','.join(key)}", compute)

@@ -25,9 +25,8 @@ from scmspec.compiler.kinds.noise_base import ScaledNoise
 from scmspec.compiler.plan import Plan, Step
 from scmspec.samplers import numpy_sampler
 from scmspec.samplers.streams import Streams
-from scmspec.samplers.tabulated import tabulate_roots
 from scmspec.validators.base import GateContext
-from scmspec.validators.pilot import PILOT_SPLIT, ancestral_plan
+from scmspec.validators.pilot import PILOT_SPLIT, ancestral_plan, pilot_plan
 from scmspec.validators.tail_bound import Bounds, interval_bounds
 from scmspec.validators.thresholds import (
     RANGE_SLACK,
@@ -235,8 +234,8 @@ def tail_pilot(ctx: GateContext, ranged: list[tuple[str, tuple[float, float]]],
             method[j] = "noise" if _conditional(step) and plan.selection is None else "rows"
             todo.append(j)
         if todo:
-            _sample_tail(ctx, plan, seed, todo, names, lo_s, hi_s, method, rows, chunk,
-                         noise_rows, share, se, low, high, n_rows)
+            _sample_tail(ctx, pilot_plan(ctx), seed, todo, names, lo_s, hi_s, method, rows,
+                         chunk, noise_rows, share, se, low, high, n_rows)
         return TailPilot(names, n_rows, share, se, low, high, tuple(method))
 
     return ctx.cached(f"tail_pilot:{rows}:{chunk}:{noise_rows}", compute)
@@ -259,7 +258,6 @@ def _sample_tail(ctx: GateContext, plan: Plan, seed: int, todo: list[int],
         plan = ancestral_plan(plan, {names[j] for j in todo}, parents)
     else:
         plan = replace(plan, targets=())
-    plan = tabulate_roots(plan)  # millions of rows: quantiles read from a table
     by_name = {s.name: s for s in plan.steps}
     total = {j: (noise_rows if method[j] == "noise" else rows) for j in todo}
     s1, s2 = {j: 0.0 for j in todo}, {j: 0.0 for j in todo}
