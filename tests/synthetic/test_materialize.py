@@ -126,6 +126,37 @@ def test_roots_are_standardised_and_a_ball_block_samples() -> None:
     assert np.abs(corr[~np.eye(len(block.variables), dtype=bool)]).max() < 0.985
 
 
+def test_superlinear_mechanisms_do_not_compound_an_extreme_row() -> None:
+    # A chain of quartics and products: without input ranges a root row at 1e3 would
+    # become 1e12, then 1e48, then inf; with them it stays near what the pilot saw.
+    full = materialize(_factor("chain", 8, seed=4, mechanisms=["polynomial", "interaction"],
+                               noise=["student_t"]))
+    compiled = compile_card(full)
+    superlinear = {n for n, v in full.variables.items()
+                   if v.mechanism is not None and type(v.mechanism).superlinear}
+    assert superlinear and all(full.variables[n].mechanism.input_range for n in superlinear)
+
+    def propagate(root: np.ndarray, ranged: bool = True) -> dict[str, np.ndarray]:
+        values: dict[str, np.ndarray] = {}
+        for name in compiled.resolved.order:
+            mech, parents = full.variables[name].mechanism, compiled.resolved.parents[name]
+            if mech is not None and not ranged:
+                mech = mech.model_copy(update={"input_range": None})
+            values[name] = root if mech is None else np.asarray(
+                mech.lower(tuple(parents))(*(values[p] for p in parents)))
+        return values
+
+    typical = propagate(np.random.default_rng(1).standard_normal(2000))  # roots have sd 1
+    extreme = propagate(np.array([1e3, -1e3, 1e12, -1e12]))
+    for name in superlinear:
+        assert np.all(np.isfinite(extreme[name])), name
+        assert np.abs(extreme[name]).max() < 1e3 * np.abs(typical[name]).max(), name
+    with np.errstate(all="ignore"):  # the same chain without them: the row takes over
+        unranged = propagate(np.array([1e3, -1e3, 1e12, -1e12]), ranged=False)
+    assert any(not np.all(np.abs(unranged[n]) < 1e3 * np.abs(typical[n]).max())
+               for n in superlinear)
+
+
 def test_unknown_tags_are_located_diagnostics() -> None:
     text = ("id: bad\ntitle: t\nfamily: synthetic\ndomain: s\nsynthetic:\n  graph: {family: "
             "erdos_renyl, d: 10}\n  noise: [gaussian, gausian]\n  protocol: defualt\n")

@@ -15,6 +15,7 @@ from scipy import special, stats
 from scmspec.compiler.kinds import mechanisms as m
 from scmspec.compiler.kinds import noise as nz
 from scmspec.compiler.kinds import roots as rt
+from scmspec.compiler.kinds.mechanism_base import soft_range
 from scmspec.compiler.kinds.mechanisms import MECHANISMS, MechanismSpec
 from scmspec.compiler.kinds.noise import NOISE, NoiseSpec
 from scmspec.compiler.kinds.roots import ROOTS, RootSpec
@@ -126,6 +127,24 @@ def test_hand_computed_values() -> None:
     assert _eval(explog, a=[10.0]).tolist() == pytest.approx([np.exp(3.0)])
 
 
+def test_input_range_is_exact_inside_and_logarithmic_beyond() -> None:
+    coefficients = [[0.0, 0.0, 0.0, 1.0]]  # x^4
+    free = m.PolynomialMechanism(inputs=["a"], coefficients=coefficients)
+    held = m.PolynomialMechanism(inputs=["a"], coefficients=coefficients,
+                                 input_range=[(-2.0, 2.0)])
+    inside = np.linspace(-2.0, 2.0, 41)
+    assert _eval(held, a=inside).tolist() == _eval(free, a=inside).tolist()
+    # s = 0.5: 2 + 0.5 log(1 + 2 (x - 2)); increasing, slope 1 at the edge, x^4 of that
+    x = np.array([2.0 + 1e-6, 3.0, 1e6, -1e6])
+    z = np.array([2.0 + 1e-6, 2.0 + 0.5 * np.log(3.0), 2.0 + 0.5 * np.log1p(2 * (1e6 - 2)),
+                  -(2.0 + 0.5 * np.log1p(2 * (1e6 - 2)))])
+    assert _eval(held, a=x) == pytest.approx(z**4, rel=1e-9)
+    assert _eval(held, a=[1e300]).item() < 2e10  # (2 + 0.5 log 4e300)^4; free: inf
+    ordered = np.linspace(-50, 50, 1001)
+    assert np.all(np.diff(soft_range(ordered[:, None], np.array([-2.0]),
+                                       np.array([2.0]))[:, 0]) > 0)
+
+
 @pytest.mark.parametrize(("name", "params", "x", "expected"), [
     ("modulo", {"period": 2.0}, [2.5, -0.5], [-0.5, 0.5]),
     ("round", {"step": 0.5}, [0.7, -1.3], [0.5, -1.5]),
@@ -151,6 +170,8 @@ def test_activation_values(name: str, params: dict, x: list, expected: list) -> 
     {"kind": "aggregation", "inputs": ["a"], "weights": [1], "form": "max", "temperature": 1},
     {"kind": "rff", "inputs": ["a"], "omega": [[1.0, 2.0]], "phases": [0], "weights": [1]},
     {"kind": "saturation", "inputs": ["a", "a"], "weights": [1, 1]},
+    {"kind": "polynomial", "inputs": ["a"], "coefficients": [[1.0]], "input_range": [[1, 1]]},
+    {"kind": "product", "inputs": ["a", "b"], "weights": [1, 1], "input_range": [[0, 1]]},
 ])
 def test_malformed_mechanisms_are_rejected(bad: dict) -> None:
     with pytest.raises(ValidationError):

@@ -53,7 +53,12 @@ class VectorMechanism(MechanismBase):
 
     inputs_: list[str] = Field(alias="inputs", min_length=1,
                                description="the parents read, in parameter order")
+    input_range: list[tuple[float, float]] | None = Field(
+        default=None,
+        description="per input, [lo, hi]: the range the mechanism holds as written; beyond "
+                    "it the input continues logarithmically (see soft_range)")
     per_input: ClassVar[tuple[str, ...]] = ()
+    superlinear: ClassVar[bool] = False  # grows faster than its inputs (powers, products)
 
     @model_validator(mode="after")
     def _per_input_lengths(self) -> VectorMechanism:
@@ -64,6 +69,12 @@ class VectorMechanism(MechanismBase):
             values = getattr(self, name)
             if values is not None and len(values) != p:
                 raise ValueError(f"{name} needs {p} entries (one per input), got {len(values)}")
+        if self.input_range is not None:
+            if len(self.input_range) != p:
+                raise ValueError(f"input_range needs {p} entries (one [lo, hi] per input), "
+                                 f"got {len(self.input_range)}")
+            if any(not lo < hi for lo, hi in self.input_range):
+                raise ValueError("each input_range entry needs lo < hi")
         return self
 
     def inputs(self) -> tuple[str, ...]:
@@ -75,9 +86,12 @@ class VectorMechanism(MechanismBase):
     def lower(self, parents: tuple[str, ...]) -> object:
         idx = positions(self.inputs_, parents)
         core = self.core()
+        bounds = None if self.input_range is None else np.asarray(self.input_range, float).T
 
         def evaluate(*cols: Array) -> Array:
             x = np.stack([np.asarray(cols[i], dtype=float) for i in idx], axis=1)
+            if bounds is not None:
+                x = soft_range(x, bounds[0], bounds[1])
             return np.asarray(core(x), dtype=float)
 
         return evaluate
@@ -94,6 +108,27 @@ def positions(inputs: list[str], parents: tuple[str, ...]) -> list[int]:
         raise ValueError(f"mechanism inputs {sorted(inputs)} differ from parents "
                          f"{sorted(parents)}")
     return [parents.index(name) for name in inputs]
+
+
+def soft_range(x: Array, lo: Array, hi: Array) -> Array:
+    """x inside [lo, hi] unchanged; beyond, continued as hi + s log(1 + (x - hi) / s)
+    (and mirrored below lo), s = (hi - lo) / 8: smooth, increasing, slope 1 at the edge.
+
+    Why: a power or product of its inputs turns one extreme row (a heavy noise tail)
+    into a far larger one, and a chain of them compounds it past 1e100, so that every
+    descendant's column is that one row. A synthetic generator that fitted a mechanism
+    on a pilot sample records the pilot's range here; rows outside it then grow only
+    logarithmically, and rows inside it are evaluated exactly as fitted.
+
+    Example:
+        >>> soft_range(np.array([[0.5], [10.0], [-9.0]]), np.array([-1.0]), np.array([1.0]))[:, 0]
+        array([ 0.5       ,  1.90272948, -1.87412689])
+    """
+    s = (hi - lo) / 8.0
+    up = np.maximum(x - hi, 0.0)
+    down = np.maximum(lo - x, 0.0)
+    inside = np.clip(x, lo, hi)
+    return inside + s * np.log1p(up / s) - s * np.log1p(down / s)  # type: ignore[no-any-return]
 
 
 def vec(values: list[float] | tuple[float, ...]) -> Array:

@@ -139,6 +139,7 @@ class PolynomialMechanism(VectorMechanism):
     bias: float = 0.0
     family: ClassVar[str] = "polynomial"
     per_input: ClassVar[tuple[str, ...]] = ("coefficients",)
+    superlinear: ClassVar[bool] = True
 
     @model_validator(mode="after")
     def _rectangular(self) -> PolynomialMechanism:
@@ -170,6 +171,7 @@ class ProductMechanism(VectorMechanism):
     bias: float = 0.0
     family: ClassVar[str] = "multiplicative"
     per_input: ClassVar[tuple[str, ...]] = ("weights", "offsets")
+    superlinear: ClassVar[bool] = True
 
     def core(self) -> Core:
         w = vec(self.weights)
@@ -229,6 +231,7 @@ class InteractionMechanism(VectorMechanism):
     bias: float = 0.0
     family: ClassVar[str] = "interaction"
     per_input: ClassVar[tuple[str, ...]] = ("weights",)
+    superlinear: ClassVar[bool] = True
 
     @model_validator(mode="after")
     def _pairs(self) -> InteractionMechanism:

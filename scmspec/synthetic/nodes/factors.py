@@ -30,7 +30,7 @@ from scmspec.compiler.kinds.mechanisms_activation import ActivationMechanism, ra
 from scmspec.compiler.kinds.noise_base import NoiseBase
 from scmspec.compiler.kinds.roots import RootBase
 from scmspec.registry import Registry
-from scmspec.synthetic.nodes.draw import r6s
+from scmspec.synthetic.nodes.draw import r6, r6s
 from scmspec.synthetic.nodes.mechanisms import MECHANISM_TABLE
 from scmspec.synthetic.nodes.noise import NOISE_TABLE
 from scmspec.synthetic.nodes.roots import ROOT_TABLE
@@ -41,7 +41,7 @@ RootSpecModel = RootBase
 Ranges = dict[str, tuple[float, float]]
 
 __all__ = ["MECHANISM_FACTORS", "NOISE_FACTORS", "ROOT_FACTORS", "MechanismFactor",
-           "NoiseFactor", "RootFactor", "fit_rank_grid"]
+           "NoiseFactor", "RootFactor", "fit_input_range", "fit_rank_grid"]
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,31 @@ def fit_rank_grid(mechanism: MechanismSpecModel,
             for name, c in zip(mechanism.inputs_, shifts)]
     data = mechanism.model_dump(by_alias=True)
     return ActivationMechanism.model_validate({**data, "rank_grid": grid})
+
+
+def fit_input_range(mechanism: MechanismSpecModel,
+                    pilot: Mapping[str, np.ndarray]) -> MechanismSpecModel:
+    """Record the pilot's range of each parent on a superlinear mechanism (powers, products).
+
+    The mechanism was scaled and checked on this pilot; ``input_range`` keeps it exact on
+    those values and continues it logarithmically beyond them (``soft_range``), so a rare
+    row far outside (a heavy noise tail) is not raised to the fourth power and passed on
+    down a chain of such nodes. The bounds are rounded outwards, so every pilot value
+    stays inside. Other mechanisms come back unchanged.
+
+    Example:
+        >>> rng = np.random.default_rng(0)
+        >>> mech = MECHANISM_FACTORS.lookup("polynomial").draw(("a",), rng, 1.0)
+        >>> fit_input_range(mech, {"a": np.array([-1.5, 0.2, 2.0])}).input_range
+        [(-1.50005, 2.00006)]
+    """
+    if not getattr(type(mechanism), "superlinear", False):
+        return mechanism
+    bounds = []
+    for name in mechanism.inputs_:  # type: ignore[attr-defined]
+        col = np.asarray(pilot[name], float)
+        lo, hi = float(col.min()), float(col.max())
+        span = hi - lo if hi > lo else 1.0
+        bounds.append((r6(lo - 1e-5 * (span + abs(lo))), r6(hi + 1e-5 * (span + abs(hi)))))
+    data = mechanism.model_dump(by_alias=True)
+    return type(mechanism).model_validate({**data, "input_range": bounds})
