@@ -147,7 +147,8 @@ def _predict(job: Job) -> dict[str, Any]:
     from scmspec.scoring.metrics import orient_randomly, orientation_seed
 
     folder = Path(job.folder)
-    data = pd.read_csv(folder / job.replicate / f"{SPLIT}.csv")
+    csv = folder / job.replicate / f"{SPLIT}.csv"  # a pool written with --format parquet has
+    data = pd.read_csv(csv) if csv.is_file() else pd.read_parquet(csv.with_suffix(".parquet"))
     names = [str(c) for c in data.columns]
     x = pd.DataFrame(standardised(data.to_numpy(float)), columns=names)
     builtin = BUILTINS[job.method]

@@ -354,12 +354,31 @@ def lambdify_expression(expr: sp.Basic, parents: tuple[str, ...], sites: int) ->
     args = safe + uniforms
     raw = sp.lambdify(args, expr, modules=[_NUMPY_FUNCS, "numpy"], cse=False, docstring_limit=0,
                       printer=_WherePrinter(_PRINTER_SETTINGS))
+    if expr.has(sp.Piecewise):
+        return _quiet_branches(raw, as_float=not _float_in_float_out(expr))
     if _float_in_float_out(expr):
         return raw  # the sampler calls this once per node
 
     def evaluate(*arrays: np.ndarray) -> np.ndarray:
         # Piecewise/sign/floor with integer branches may come back as int or bool arrays.
         return np.asarray(raw(*arrays), dtype=float)
+
+    return evaluate
+
+
+def _quiet_branches(raw: Evaluate, as_float: bool) -> Evaluate:
+    """``raw`` evaluated with numpy's invalid/divide warnings off.
+
+    ``numpy.where`` computes every branch on every row and then picks: a degree-day
+    formula's arcsin(...) branch is NaN on the rows where another branch is taken, and
+    numpy would print "invalid value encountered in arcsin" to a user whose card is
+    right. A NaN or infinity on a row where its branch *is* taken reaches the output,
+    where the ``finite`` gate names the variable and the rows.
+    """
+    def evaluate(*arrays: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = raw(*arrays)
+        return np.asarray(out, dtype=float) if as_float else out  # type: ignore[no-any-return]
 
     return evaluate
 

@@ -8,6 +8,7 @@ infinities, NaN, huge and tiny magnitudes), and checks which equations take the 
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -180,3 +181,20 @@ def test_parsed_floats_and_names_are_sympys() -> None:
         assert type(made) is type(want) and sp.srepr(made) == sp.srepr(want), v
         assert made == want and hash(made) == hash(want) and str(made) == str(want), v
     assert symbol("x") == sp.Symbol("x", real=True) and symbol("x") is symbol("x")
+
+
+def test_untaken_piecewise_branches_raise_no_numpy_warning() -> None:
+    """numpy.where computes every branch: arcsin(2 - x) is NaN on the rows x > 3, where the
+    other branch is taken, and must not warn; a NaN on a taken row still comes out (the
+    finite gate reports it)."""
+    x = sp.Symbol("x", real=True)
+    expr = sp.Piecewise((sp.asin(2 - x), x <= 3), (sp.Float(0.0), True))
+    f = lambdify_expression(expr, ("x",), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = f(np.array([1.5, 2.0, 10.0]))
+    assert out.tolist() == pytest.approx([np.arcsin(0.5), np.arcsin(0.0), 0.0])
+    bare = lambdify_expression(sp.sqrt(x - 1) + sp.Piecewise((x, x > 0), (-x, True)), ("x",), 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(bare(np.array([0.0]))).all()
