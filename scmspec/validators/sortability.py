@@ -79,6 +79,25 @@ def r2_scores(corr: Array) -> Array:
     return scores
 
 
+def _replicates(x: Array, reach: Array, with_r2: bool) -> bool:
+    """Whether a score beyond the band on the whole sample is beyond it on both halves.
+
+    The variance of a heavy-tailed column (Student-t, outlier mixtures) can be set by one
+    row, so the variance order, and the warning, would follow whichever sample holds it:
+    on 20 seeds a 10-node synthetic SCM scored 0.37-0.95. A finding that also holds on
+    each half of the rows does not hang on a few of them. Only run when the whole sample
+    warns, so passing cards pay nothing.
+    """
+    for half in np.array_split(np.arange(x.shape[1]), 2):
+        part = x[:, half]
+        scores = [part.var(axis=1)]
+        if with_r2 and len(half) > x.shape[0]:
+            scores.append(r2_scores(np.corrcoef(part)))
+        if max(max(v, 1 - v) for v in sortabilities(np.stack(scores), reach)) <= SORTABILITY:
+            return False
+    return True
+
+
 @GATES.register("sortability")
 def sortability_gate(ctx: GateContext) -> Iterator[GateResult]:
     """Warn when variance or R^2 orders the observed variables along the causal order."""
@@ -104,7 +123,11 @@ def sortability_gate(ctx: GateContext) -> Iterator[GateResult]:
     text = (f"varsortability {v_sort:.2f}, {r2_text} over {pairs} "
             f"path-connected pairs (n = {n} raw observational rows; chance 0.50)")
     worst = max(v_sort, r2_sort, 1 - v_sort, 1 - r2_sort)
-    if worst > SORTABILITY:
+    if worst > SORTABILITY and not _replicates(x[keep], reach, len(kept) < n):
+        yield make_result("sortability", "pass", f"{text}; beyond {SORTABILITY:.2f} on the "
+                          "whole sample but not on both of its halves (a few extreme rows "
+                          "set the order)", statistic=worst, threshold=SORTABILITY)
+    elif worst > SORTABILITY:
         which = "variance" if max(v_sort, 1 - v_sort) >= max(r2_sort, 1 - r2_sort) else "R^2"
         yield make_result("sortability", "warn", f"{text}: sorting by {which} recovers the causal "
                           f"order (threshold {SORTABILITY:.2f} from either end); vary noise "
