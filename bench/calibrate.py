@@ -420,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     bad = [m for m in methods if m not in METHODS]
     if bad:
         ap.error(f"unknown method {', '.join(bad)}; choose from {', '.join(METHODS)}")
+    unknown = [b for b in args.breakdowns.split(",") if b not in BREAKDOWNS]
+    if unknown:
+        ap.error(f"unknown breakdown {', '.join(unknown)}; choose from {', '.join(BREAKDOWNS)}")
     if not (args.pool / "manifest.json").is_file():
         ap.error(f"{args.pool} has no manifest.json; compile a pool first (see --help)")
     scms = pool_rows(args.pool).sort_values("scm")
