@@ -405,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--per-cell", type=int, default=None,
                     help="at most this many SCMs per graph x d cell (first by id)")
     ap.add_argument("--d", default=None, help="only these dimensions, e.g. 10,20")
+    ap.add_argument("--graph", default=None, help="only these graph families, e.g. chain,tree")
     ap.add_argument("--max-d", default=None, help="skip larger d for a method, e.g. ges=50")
     ap.add_argument("--replicates", type=int, default=None, help="first N replicates (all)")
     ap.add_argument("--workers", "-j", type=int, default=1)
@@ -428,6 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scms = pool_rows(args.pool).sort_values("scm")
     if args.d:
         scms = scms[scms.d.isin([int(v) for v in args.d.split(",")])]
+    if args.graph:
+        scms = scms[scms.graph.isin(args.graph.split(","))]
     if args.per_cell:
         scms = scms.groupby(["graph", "d"]).head(args.per_cell)
     jobs = jobs_for(args.pool, scms, methods, _max_d(args.max_d), args.replicates)
