@@ -112,12 +112,16 @@ def test_dense_modules_are_denser_inside_than_between() -> None:
 
 
 def test_collider_rich_has_more_v_structures_than_er_at_the_same_density() -> None:
+    # Per edge 1.25x ER's here (1.34x when colliders drew their parents among childless
+    # sources first, which made the family far too easy for PC: docs/synthetic.md).
     density = 0.15
-    er = [v_structures(g.adjacency) for g in _draws("erdos_renyi", 30, 12, density)]
-    cr = [v_structures(g.adjacency) for g in _draws("collider_rich", 30, 12, density)]
-    edges_er = np.mean([g.edges for g in _draws("erdos_renyi", 30, 12, density)])
-    edges_cr = np.mean([g.edges for g in _draws("collider_rich", 30, 12, density)])
-    assert np.mean(cr) / edges_cr > 1.3 * np.mean(er) / edges_er  # per edge
+    er_graphs, cr_graphs = _draws("erdos_renyi", 30, 40, density), _draws("collider_rich", 30, 40,
+                                                                         density)
+    er = [v_structures(g.adjacency) for g in er_graphs]
+    cr = [v_structures(g.adjacency) for g in cr_graphs]
+    edges_er = np.mean([g.edges for g in er_graphs])
+    edges_cr = np.mean([g.edges for g in cr_graphs])
+    assert np.mean(cr) / edges_cr > 1.2 * np.mean(er) / edges_er  # per edge
     assert np.mean(cr) > np.mean(er)
 
 
