@@ -31,6 +31,7 @@ class MechanismBase(SpecModel):
     """Common behaviour of structured mechanisms."""
 
     family: ClassVar[str] = "other"
+    superlinear: ClassVar[bool] = False  # grows faster than its inputs (powers, products)
 
     def inputs(self) -> tuple[str, ...]:  # pragma: no cover - every kind overrides
         raise NotImplementedError
@@ -58,7 +59,6 @@ class VectorMechanism(MechanismBase):
         description="per input, [lo, hi]: the range the mechanism holds as written; beyond "
                     "it the input continues logarithmically (see soft_range)")
     per_input: ClassVar[tuple[str, ...]] = ()
-    superlinear: ClassVar[bool] = False  # grows faster than its inputs (powers, products)
 
     @model_validator(mode="after")
     def _per_input_lengths(self) -> VectorMechanism:

@@ -130,7 +130,7 @@ def fit_input_range(mechanism: MechanismSpecModel,
         >>> fit_input_range(mech, {"a": np.array([-1.5, 0.2, 2.0])}).input_range
         [(-1.50005, 2.00006)]
     """
-    if not getattr(type(mechanism), "superlinear", False):
+    if not mechanism.superlinear:
         return mechanism
     bounds = []
     for name in mechanism.inputs_:  # type: ignore[attr-defined]
