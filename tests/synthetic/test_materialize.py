@@ -157,6 +157,26 @@ def test_superlinear_mechanisms_do_not_compound_an_extreme_row() -> None:
                for n in superlinear)
 
 
+def test_a_linear_node_is_never_noiseless() -> None:
+    """A noiseless linear node is an exact linear combination of its parents: the dataset's
+    correlation matrix is singular and a Fisher-z test (causal-learn's PC) refuses it."""
+    from scmspec.synthetic.nodes.mixing import assign_noise
+    from scmspec.synthetic.rng import stream
+
+    nodes = [f"v{i}" for i in range(40)]
+    mech = {v: ("linear" if i % 2 else "polynomial") for i, v in enumerate(nodes)}
+    out = assign_noise(nodes, ["none", "gaussian"], mech, {v: ("a", "b") for v in nodes},
+                       stream(0, "k"))
+    assert any(f == "none" for f in out.values())
+    assert all(out[v] != "none" for v in nodes if mech[v] == "linear")
+    full = materialize(_factor("erdos_renyi", 12, seed=2, mechanisms=["linear"],
+                               noise=["none", "gaussian"]))
+    assert all(v.noise is None or v.noise.kind != "none" for v in full.variables.values()
+               if v.mechanism is not None)
+    x = SCM(compile_card(full), compile_card(full).plan).sample(500, seed=1).to_numpy(float)
+    assert np.linalg.matrix_rank(np.corrcoef(x.T)) == x.shape[1]
+
+
 def test_unknown_tags_are_located_diagnostics() -> None:
     text = ("id: bad\ntitle: t\nfamily: synthetic\ndomain: s\nsynthetic:\n  graph: {family: "
             "erdos_renyl, d: 10}\n  noise: [gaussian, gausian]\n  protocol: defualt\n")
