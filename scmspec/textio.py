@@ -171,8 +171,7 @@ def write_parquet(path: Path, frame: pd.DataFrame) -> None:
     import pyarrow as pa  # a core dependency; imported here, as only Parquet builds need it
     import pyarrow.parquet as pq
 
-    text = [str(c) for c in frame.columns if frame[c].dtype.kind in "OSUc" or
-            isinstance(frame[c].dtype, pd.CategoricalDtype)]
+    text = [str(c) for c, dtype in frame.dtypes.items() if dtype.kind in "OSU"]  # + category
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path,
                    compression="zstd", use_dictionary=text)
 

@@ -235,25 +235,24 @@ def draw_node(name: str, parents: tuple[str, ...], families: tuple[str, str], pi
     return None, why
 
 
-def _fitted(mech: MechanismBase, cols: dict[str, Array]) -> MechanismBase:
-    """The drawn mechanism fitted to its parents' pilot columns (rank grid, input range)."""
-    return fit_input_range(fit_rank_grid(mech, cols), cols)  # type: ignore[arg-type,return-value]
-
-
 def _attempt(name: str, parents: tuple[str, ...], pair: tuple[str, str], pilot: Pilot,
              strength: float, high_noise: bool, seed: int, key: str, attempt: int
              ) -> tuple[NodeDraw | None, str]:
     mech_tag, noise_tag = pair
     cols = {p: pilot.columns[p] for p in parents}
     factor = MECHANISM_FACTORS.lookup(mech_tag)
-    unit = _fitted(factor.draw(parents, stream(seed, key, "node", name, attempt), 1.0), cols)
+    # the unit draw only measures the pilot's output scale, and the pilot lies inside the
+    # input range by construction: only the kept mechanism records that range
+    unit = fit_rank_grid(factor.draw(parents, stream(seed, key, "node", name, attempt), 1.0),
+                         cols)
     f1 = np.asarray(unit.lower(parents)(*[cols[p] for p in parents]),  # type: ignore[operator]
                     dtype=np.float64)
     mean, sd = float(f1.mean()), float(f1.std())
     if not np.isfinite(sd) or sd < 1e-9:
         return None, "the mechanism is (near) constant on the pilot"
     scale = strength / sd
-    mech = _fitted(factor.draw(parents, stream(seed, key, "node", name, attempt), scale), cols)
+    mech = fit_input_range(fit_rank_grid(  # type: ignore[arg-type]
+        factor.draw(parents, stream(seed, key, "node", name, attempt), scale), cols), cols)
     mech, centred = recentre(mech, mean * scale)
     f = (f1 - mean) * scale if centred else f1 * scale
     rng = stream(seed, key, "noise", name, attempt)
