@@ -195,9 +195,13 @@ def _poisson_draw(p: list[Interval], z: float, delta: float) -> Interval:
 @_draw("negative_binomial")
 def _negative_binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
     from scipy import stats
+    from scmspec.limits import current_limits
     mean, k = p[0][1], p[1]
-    if k[0] != k[1] or k[0] <= 0 or not math.isfinite(mean):
-        return 0.0, math.inf  # as for gamma_draw: a varying shape has no monotone quantile
+    if k[0] != k[1] or k[0] <= 0 or not mean <= current_limits().draw_count:
+        # as for gamma_draw: a varying shape has no monotone quantile; and beyond the draw
+        # limit (which a sampled row may not pass anyway) boost's root bracketing in
+        # ``isf`` does not return (a mean bound of 1e200 hung it): the pilot samples instead
+        return 0.0, math.inf
     # For a fixed dispersion the upper quantile grows with the mean.
     return 0.0, float(stats.nbinom.isf(delta, k[0], k[0] / (k[0] + max(mean, 0.0))))
 
