@@ -281,7 +281,7 @@ class _Converter:
 
 # Draws whose result does not scale with their first argument (a count of rate x 1e6 is not
 # 1e6 counts of rate x 1): their first argument is converted to the wanted unit before drawing.
-COUNT_DRAWS = frozenset({"poisson", "binomial"})
+COUNT_DRAWS = frozenset({"poisson", "binomial", "negative_binomial"})
 
 
 def explain(equations: Mapping[str, str], units: Mapping[str, str],

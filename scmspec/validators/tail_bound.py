@@ -188,6 +188,16 @@ def _poisson_draw(p: list[Interval], z: float, delta: float) -> Interval:
     return (0.0, float(stats.poisson.isf(delta, rate)) if math.isfinite(rate) else math.inf)
 
 
+@_draw("negative_binomial")
+def _negative_binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
+    from scipy import stats
+    mean, k = p[0][1], p[1]
+    if k[0] != k[1] or k[0] <= 0 or not math.isfinite(mean):
+        return 0.0, math.inf  # as for gamma_draw: a varying shape has no monotone quantile
+    # For a fixed dispersion the upper quantile grows with the mean.
+    return 0.0, float(stats.nbinom.isf(delta, k[0], k[0] / (k[0] + max(mean, 0.0))))
+
+
 @_draw("binomial")
 def _binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
     return 0.0, max(p[0][1], 0.0)

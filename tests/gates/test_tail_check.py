@@ -156,3 +156,16 @@ def test_an_interval_holds_every_value_its_inputs_give(expr: sp.Expr) -> None:
         v = v[np.isfinite(v)]
         assert (lo, hi) == FULL or (v.size == 0 or (v.min() >= lo - 1e-9 * max(1, abs(lo))
                                                     and v.max() <= hi + 1e-9 * max(1, abs(hi))))
+
+
+def test_a_negative_binomial_draw_is_bounded_by_its_upper_quantile_at_the_largest_mean() -> None:
+    """The draw's interval at a fixed dispersion is [0, isf(delta) at the largest mean]; rows
+    drawn at that mean exceed it at most at rate delta. A dispersion that varies has no
+    monotone quantile and gives no bound (as for gamma_draw)."""
+    from scipy import stats
+    draw = sp.Function("negative_binomial")
+    lo, hi = interval_of(draw(X, sp.Float(3), sp.Integer(0)), {"x": (0.0, 20.0)}, 4.26, 1e-5)
+    assert lo == 0.0 and hi == stats.nbinom.isf(1e-5, 3, 3 / 23)
+    rows = stats.nbinom(3, 3 / 23).rvs(2_000_000, random_state=np.random.default_rng(1))
+    assert np.mean(rows > hi) <= 1e-5 < np.mean(rows > stats.poisson.isf(1e-5, 20))
+    assert interval_of(draw(X, X, sp.Integer(0)), {"x": (1.0, 20.0)}, 4.26, 1e-5)[1] == math.inf

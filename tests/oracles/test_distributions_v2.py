@@ -51,6 +51,8 @@ DRAWS: dict[str, tuple[str, Any]] = {
     "d_gamma": ("gamma_draw(6, 2.5)", stats.gamma(2.5, scale=6.0 / 2.5)),
     "d_beta": ("beta_draw(2, 5)", stats.beta(2.0, 5.0)),
     "d_triangular": ("triangular(1, 2, 6)", stats.triang(0.2, 1.0, 5.0)),
+    # mean 6, dispersion 2.5: p = 2.5 / 8.5, variance 6 + 36 / 2.5 = 20.4
+    "d_negative_binomial": ("negative_binomial(6, 2.5)", stats.nbinom(2.5, 2.5 / 8.5)),
 }
 
 
@@ -119,3 +121,19 @@ def test_parent_dependent_draw_parameters_are_checked_per_row() -> None:
         "y": {"meaning": "y", "equation": "weibull(x, 2)"}}, [("x", "y")])
     with pytest.raises(SamplingError, match=r"weibull\(\) with scale <= 0"):
         scm.sample(1000, seed=0)
+
+
+def test_a_negative_binomial_mean_from_the_parents_is_checked_per_row() -> None:
+    scm = compile_card({
+        "x": {"meaning": "x", "distribution": {"kind": "normal"}},
+        "y": {"meaning": "y", "equation": "negative_binomial(x, 4)"}}, [("x", "y")])
+    with pytest.raises(SamplingError, match=r"negative_binomial\(\) with mean < 0"):
+        scm.sample(1000, seed=0)
+
+
+def test_a_large_dispersion_is_the_poisson_limit() -> None:
+    """k -> infinity: the gamma-Poisson's variance mean + mean^2/k tends to the mean."""
+    df = compile_card({"x": {"meaning": "x", "distribution": {"kind": "normal"}},
+                       "y": {"meaning": "y", "equation": "negative_binomial(5, 1e7)"}}
+                      ).sample(N, seed=34)
+    check(df["y"].to_numpy(dtype=float), stats.poisson(5.0), "negative_binomial(5, 1e7)")

@@ -274,9 +274,12 @@ edges:
 """
 
 
-def test_a_count_draw_converts_its_rate_before_drawing() -> None:
-    """poisson(rate in millions) draws about 1e6 x rate persons, not 1e6 x poisson(rate)."""
-    rows = compile_text(POISSON_IN_MILLIONS).sample(2000, seed=1)
+@pytest.mark.parametrize("draw", ["poisson(recruits_m)", "negative_binomial(recruits_m, 1e9)"])
+def test_a_count_draw_converts_its_rate_before_drawing(draw: str) -> None:
+    """poisson(rate in millions) draws about 1e6 x rate persons, not 1e6 x poisson(rate)
+    (the same for the gamma-Poisson, here at a dispersion that keeps it near Poisson)."""
+    text = POISSON_IN_MILLIONS.replace("poisson(recruits_m)", draw)
+    rows = compile_text(text).sample(2000, seed=1)
     ratio = rows["recruits"] / (rows["recruits_m"] * 1e6)
     assert abs(ratio.mean() - 1) < 1e-3 and 0 < ratio.std() < 2e-3
     assert (rows["recruits"] % 1_000_000 != 0).all()  # not a scaled-up small count

@@ -265,6 +265,7 @@ def test_a_forgotten_variable_unit_suggests_declaring_it() -> None:
 
 @pytest.mark.parametrize("equation, result", [
     ("poisson(rate)", "1/day"), ("binomial(n, p)", "persons"), ("exponential(wait)", "day"),
+    ("negative_binomial(rate, p)", "1/day"),
     ("normal(rate, rate)", "1/day"), ("uniform(rate, rate)", "1/day")])
 def test_random_draws_carry_units(equation: str, result: str) -> None:
     roots = {"rate": "1/day", "n": "persons", "p": "dimensionless", "wait": "1/day"}

@@ -198,6 +198,13 @@ def _binomial_constant_bad(n: Any, p: Any) -> Problems:
              np.abs(n - np.round(n)) > 0), *_binomial_bad(n, p)]
 
 
+def _negative_binomial_bad(mean: Any, dispersion: Any) -> Problems:
+    cap = _draw_count_limit()
+    return [("mean < 0", "mean >= 0", mean < 0),
+            (f"mean > {cap:g}", f"mean <= {cap:g} (SCMSPEC_MAX_DRAW_COUNT)", mean > cap),
+            ("dispersion <= 0", "dispersion > 0", dispersion <= 0)]
+
+
 def _normal_bad(mean: Any, sd: Any) -> Problems:
     return [("sd <= 0", "sd > 0", sd <= 0)]
 
@@ -246,7 +253,7 @@ def _triangular_bad(low: Any, mode: Any, high: Any) -> Problems:
 
 DRAW_RULES: dict[str, Callable[..., Problems]] = {
     "bernoulli": _bernoulli_bad, "poisson": _poisson_bad, "binomial": _binomial_bad,
-    "normal": _normal_bad, "uniform": _uniform_bad, "exponential": _exponential_bad,
+    "negative_binomial": _negative_binomial_bad, "normal": _normal_bad, "uniform": _uniform_bad, "exponential": _exponential_bad,
     "categorical": _categorical_bad, "log_uniform": _log_uniform_bad,
     "truncated_normal": _truncated_normal_bad, "weibull": _scale_shape_bad("scale"),
     "lognormal": _scale_shape_bad("median"), "gamma_draw": _scale_shape_bad("mean"),
@@ -297,6 +304,13 @@ def _poisson_u(rate: Array, u: Array) -> Array:
 def _binomial_u(n: Array, p: Array, u: Array) -> Array:
     _refuse("binomial", (n, p), u)
     return np.asarray(_scipy_stats().binom.ppf(u, np.round(n), p), dtype=float)
+
+
+def _negative_binomial_u(mean: Array, dispersion: Array, u: Array) -> Array:
+    # Gamma-Poisson with shape k = dispersion: p = k / (k + mean), variance mean + mean^2 / k.
+    _refuse("negative_binomial", (mean, dispersion), u)
+    mean, k = np.broadcast_arrays(mean, dispersion, u)[:2]
+    return np.asarray(_scipy_stats().nbinom.ppf(u, k, k / (k + mean)), dtype=float)
 
 
 def _normal_u(mean: Array, sd: Array, u: Array) -> Array:
@@ -366,6 +380,9 @@ _DRAWS: list[tuple[str, int, int | None, Callable[..., Array], str, str]] = [
     ("bernoulli", 1, 1, _bernoulli_u, "draw_dimensionless", "1 with probability p, else 0"),
     ("poisson", 1, 1, _poisson_u, "draw_first", "a count with mean rate"),
     ("binomial", 2, 2, _binomial_u, "draw_first", "binomial(n, p): successes of n trials"),
+    ("negative_binomial", 2, 2, _negative_binomial_u, "draw_first",
+     "negative_binomial(mean, dispersion): an overdispersed count, variance mean + "
+     "mean^2 / dispersion (gamma-Poisson)"),
     ("categorical", 2, None, _categorical_u, "draw_dimensionless",
      "categorical(w0, w1, ...): level code k with probability w_k / sum(w)"),
     ("normal", 2, 2, _normal_u, "draw_same", "normal(mean, sd): a Gaussian draw"),
