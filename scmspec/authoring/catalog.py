@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from scmspec.authoring.mix import PAPER, Composition, composition
+from scmspec.authoring.mix import COUNT_FAMILIES, PAPER, Composition, composition
 from scmspec.build.cards import parse_all
 from scmspec.build.discover import GRID_SUFFIXES, discover
 from scmspec.compiler.resolve import ResolvedCard, resolve
@@ -227,6 +227,8 @@ def _mix_table(mix: Composition, paper: dict[str, Any]) -> list[str]:
     rows = [f"| {c} | {mix.edge_share(c):.1f} | {paper['mechanisms'].get(c, '-')} |"
             for c in shown]
     noise = ["none", *paper["noise_order"]]
+    noise += [c for c in paper["noise"] if c not in noise]
+    noise += [c for c in COUNT_FAMILIES if c in mix.noise and c not in noise]
     noise += [c for c, _ in mix.noise.most_common(4) if c not in noise]
     nrows = [f"| {c} | {mix.noise_share(c):.1f} | {_paper_noise(c, paper)} |" for c in noise]
     return ["| mechanism (% of edges) | this library | CausalArena |", "|---|---|---|", *rows, "",
@@ -235,11 +237,10 @@ def _mix_table(mix: Composition, paper: dict[str, Any]) -> list[str]:
 
 
 def _paper_noise(category: str, paper: dict[str, Any]) -> str:
-    """The paper gives the share without noise, and the others only in order."""
+    """Figure 18's bar for the category ("-" where it has none: in the paper's Other)."""
     if category == "none":
         return str(paper["noise_none"])
-    order = paper["noise_order"]
-    return f"rank {order.index(category) + 1}" if category in order else "-"
+    return str(paper["noise"].get(category, "-"))
 
 
 def _families(entries: list[CardEntry]) -> list[str]:

@@ -60,7 +60,13 @@ def test_an_accumulation_is_affine_in_a_formula_card() -> None:
     ("equation: a + b", "none"),
     ("equation: a + b, noise: {kind: student_t, df: 4, scale: 0.1}", "student_t"),
     ("equation: 'bernoulli(sigmoid(a - b))', kind: binary", "bernoulli"),
-    ("equation: 'binomial(10, sigmoid(a - b))', kind: count", "count"),
+    # Figure 18's count-style families each have their own bar
+    ("equation: 'binomial(10, sigmoid(a - b))', kind: count", "binomial"),
+    ("equation: 'poisson(a + b)', kind: count", "poisson"),
+    ("equation: 'negative_binomial(a + b, 3)', kind: count", "negative_binomial"),
+    ("equation: 'a * gamma_draw(b, 4)'", "gamma"),
+    ("equation: a + b, noise: {kind: mixture_outlier, sd: 0.1, outlier_prob: 0.05, "
+     "outlier_scale: 1}", "mixture"),
 ])
 def test_noise_categories(spec: str, noise: str) -> None:
     assert noise_category("y", _resolved(spec)) == noise
