@@ -60,6 +60,10 @@ def add(a: Interval, b: Interval) -> Interval:
 
 def mul(a: Interval, b: Interval) -> Interval:
     """Product of two intervals (0 x inf counts as 0: the other corners carry the extent)."""
+    a0, a1 = a
+    if a0 == a1 and a0 and math.isfinite(a0):  # a number times an interval (a coefficient)
+        lo, hi = a0 * b[0] if b[0] else 0.0, a0 * b[1] if b[1] else 0.0
+        return (lo, hi) if lo <= hi else (hi, lo)
     corners = [x * y if x and y else 0.0 for x in a for y in b]
     return min(corners), max(corners)
 
@@ -191,9 +195,13 @@ def _poisson_draw(p: list[Interval], z: float, delta: float) -> Interval:
 @_draw("negative_binomial")
 def _negative_binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
     from scipy import stats
+    from scmspec.limits import current_limits
     mean, k = p[0][1], p[1]
-    if k[0] != k[1] or k[0] <= 0 or not math.isfinite(mean):
-        return 0.0, math.inf  # as for gamma_draw: a varying shape has no monotone quantile
+    if k[0] != k[1] or k[0] <= 0 or not mean <= current_limits().draw_count:
+        # as for gamma_draw: a varying shape has no monotone quantile; and beyond the draw
+        # limit (which a sampled row may not pass anyway) boost's root bracketing in
+        # ``isf`` does not return (a mean bound of 1e200 hung it): the pilot samples instead
+        return 0.0, math.inf
     # For a fixed dispersion the upper quantile grows with the mean.
     return 0.0, float(stats.nbinom.isf(delta, k[0], k[0] / (k[0] + max(mean, 0.0))))
 
@@ -379,12 +387,12 @@ def with_noise(f: Interval, noise: NoiseBase, env: Env, scale: sp.Basic | None,
 
 def interval_of(expr: sp.Basic, env: Env, z: float, delta: float) -> Interval:
     """The interval of a sympy expression over the intervals of its symbols."""
-    if expr.is_Number:
-        v = _number(expr)
-        return (v, v) if math.isfinite(v) else FULL
     rule = _NODE_RULES.get(type(expr))
     if rule is not None:
         return rule(expr, env, z, delta)
+    if expr.is_Number:
+        v = _number(expr)
+        return (v, v) if math.isfinite(v) else FULL
     if isinstance(expr, sp.Symbol):
         return env.get(expr.name, FULL)
     if isinstance(expr, sp.NumberSymbol):

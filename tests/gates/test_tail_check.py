@@ -169,3 +169,8 @@ def test_a_negative_binomial_draw_is_bounded_by_its_upper_quantile_at_the_larges
     rows = stats.nbinom(3, 3 / 23).rvs(2_000_000, random_state=np.random.default_rng(1))
     assert np.mean(rows > hi) <= 1e-5 < np.mean(rows > stats.poisson.isf(1e-5, 20))
     assert interval_of(draw(X, X, sp.Integer(0)), {"x": (1.0, 20.0)}, 4.26, 1e-5)[1] == math.inf
+    # a mean bound past the draw limit (an exp of a wide interval) gives no bound, at once:
+    # scipy's isf at a mean of 1e200 never returned
+    huge = interval_of(draw(sp.exp(X), sp.Float(3), sp.Integer(0)), {"x": (0.0, 460.0)}, 4.26,
+                       1e-5)
+    assert huge == (0.0, math.inf)

@@ -58,9 +58,6 @@ def _formula_todo(what: str) -> pytest.MarkDecorator:
 
 FORMULA_MIX = _formula_todo("explicit equations 32.2% of edges (paper 18.1), physical laws 17.4 "
                             "(7.1), measurement error 4.6 (9.2), no extra noise 66.3% (72.8)")
-SEMANTIC_NOISE = pytest.mark.xfail(strict=True, reason=(
-    "issue 14 open: normal noise on 22.2% of non-root nodes (paper 26.2%); Poisson 6.5% and "
-    "binomial 4.6% ahead of Bernoulli 3.9% (paper: Bernoulli 6.2% before every count family)"))
 
 
 @pytest.mark.parametrize("family", ["semantic", "formula"])
@@ -100,8 +97,7 @@ def test_mechanism_mix_within_the_band_of_the_papers_figure_18(library: list[Car
     assert abs(none - paper["noise_none"]) <= MIX_BAND, f"no extra noise on {none:.1f}% of nodes"
 
 
-@pytest.mark.parametrize("family", [pytest.param("semantic", marks=SEMANTIC_NOISE),
-                                    pytest.param("formula", marks=FORMULA_MIX)])
+@pytest.mark.parametrize("family", ["semantic", pytest.param("formula", marks=FORMULA_MIX)])
 def test_noise_kinds_in_the_papers_order(library: list[CardEntry], family: str) -> None:
     """The paper ranks the noisy nodes' kinds: semantic "led by normal (26.2%), then
     lognormal, Bernoulli, and count-style families" (Figure 18 has a bar per family:
