@@ -364,11 +364,12 @@ def _tail_summary(ctx: GateContext, ranged: Ranged) -> str:
     if counts["noise"]:
         parts.append(f"{counts['noise']} from their noise law on {TAIL_NOISE_ROWS} pilot rows")
     if counts["rows"]:
-        deeper = sum(1 for m, n in zip(tail.method, tail.rows) if m == "rows"
-                     and n > TAIL_PILOT_ROWS)
+        deeper = [(v, int(n)) for v, m, n in zip(tail.names, tail.method, tail.rows)
+                  if m == "rows" and n > TAIL_PILOT_ROWS]
+        shown = ", ".join(f"{v!r} on {n}" for v, n in deeper)
         parts.append(f"{counts['rows']} counted on {TAIL_PILOT_ROWS} pilot rows"
-                     + (f" ({deeper} counted on to {max(tail.rows)}: a row outside or a "
-                        "near miss)" if deeper else ""))
+                     + (f" ({len(deeper)} counted further, a row outside or a near miss "
+                        f"on the first rows: {shown})" if deeper else ""))
     return f"; tail check ({TAIL_RATE:g} of rows must block): " + ", ".join(parts)
 
 

@@ -174,3 +174,15 @@ def test_a_negative_binomial_draw_is_bounded_by_its_upper_quantile_at_the_larges
     huge = interval_of(draw(sp.exp(X), sp.Float(3), sp.Integer(0)), {"x": (0.0, 460.0)}, 4.26,
                        1e-5)
     assert huge == (0.0, math.inf)
+
+
+def test_a_pass_names_the_variables_counted_further(tmp_path: Path) -> None:
+    """sleep = 9.51 + 2 x: below 0 on 1e-6 of rows, a near miss on the first 300,000 pilot
+    rows, so it is counted on to 1.5M (1.5 rows expected: no block). The pass says which
+    variable took the longer count, so an author knows where the tail runs close."""
+    sleep = (f"  sleep: {{meaning: hours slept, range: [0, 24], equation: \"{2 * 4.753424!r} + "
+             "2 * x\", noise: {kind: none}}\n")
+    (res,) = gate(tmp_path, card(ROOT_X + sleep, [("x", "sleep")]), "ranges", seed=1)
+    assert res.status == "pass", res.detail
+    assert "1 counted further, a row outside or a near miss on the first rows: 'sleep' on " \
+           "1500000" in res.detail
