@@ -195,6 +195,7 @@ def _poisson_draw(p: list[Interval], z: float, delta: float) -> Interval:
 @_draw("negative_binomial")
 def _negative_binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
     from scipy import stats
+
     from scmspec.limits import current_limits
     mean, k = p[0][1], p[1]
     if k[0] != k[1] or k[0] <= 0 or not mean <= current_limits().draw_count:

@@ -253,7 +253,8 @@ def _triangular_bad(low: Any, mode: Any, high: Any) -> Problems:
 
 DRAW_RULES: dict[str, Callable[..., Problems]] = {
     "bernoulli": _bernoulli_bad, "poisson": _poisson_bad, "binomial": _binomial_bad,
-    "negative_binomial": _negative_binomial_bad, "normal": _normal_bad, "uniform": _uniform_bad, "exponential": _exponential_bad,
+    "negative_binomial": _negative_binomial_bad, "normal": _normal_bad,
+    "uniform": _uniform_bad, "exponential": _exponential_bad,
     "categorical": _categorical_bad, "log_uniform": _log_uniform_bad,
     "truncated_normal": _truncated_normal_bad, "weibull": _scale_shape_bad("scale"),
     "lognormal": _scale_shape_bad("median"), "gamma_draw": _scale_shape_bad("mean"),
