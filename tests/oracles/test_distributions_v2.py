@@ -115,19 +115,16 @@ def test_roots_stay_in_their_support(direct: dict[str, np.ndarray]) -> None:
     assert direct["r_pareto"].min() >= 2.0 and direct["r_weibull"].min() >= 1.0
 
 
-def test_parent_dependent_draw_parameters_are_checked_per_row() -> None:
+@pytest.mark.parametrize(("equation", "problem"), [
+    ("weibull(x, 2)", r"weibull\(\) with scale <= 0"),
+    ("negative_binomial(x, 4)", r"negative_binomial\(\) with mean < 0"),
+])
+def test_parent_dependent_draw_parameters_are_checked_per_row(equation: str,
+                                                              problem: str) -> None:
     scm = compile_card({
         "x": {"meaning": "x", "distribution": {"kind": "normal"}},
-        "y": {"meaning": "y", "equation": "weibull(x, 2)"}}, [("x", "y")])
-    with pytest.raises(SamplingError, match=r"weibull\(\) with scale <= 0"):
-        scm.sample(1000, seed=0)
-
-
-def test_a_negative_binomial_mean_from_the_parents_is_checked_per_row() -> None:
-    scm = compile_card({
-        "x": {"meaning": "x", "distribution": {"kind": "normal"}},
-        "y": {"meaning": "y", "equation": "negative_binomial(x, 4)"}}, [("x", "y")])
-    with pytest.raises(SamplingError, match=r"negative_binomial\(\) with mean < 0"):
+        "y": {"meaning": "y", "equation": equation}}, [("x", "y")])
+    with pytest.raises(SamplingError, match=problem):
         scm.sample(1000, seed=0)
 
 
