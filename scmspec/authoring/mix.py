@@ -225,10 +225,9 @@ def noise_category(name: str, resolved: ResolvedCard) -> str:
         return _NOISE.get(spec.noise.kind, "other")
     expr = resolved.equations.get(name)
     if expr is not None and resolved.random_sites.get(name):
-        for draw, category in _DRAW_NOISE.items():
-            if any(type(f).__name__ == draw for f in expr.atoms(sp.Function)):
-                return category
-        return "other"
+        drawn = {type(f).__name__ for f in expr.atoms(sp.Function)}  # the tree read once
+        return next((category for draw, category in _DRAW_NOISE.items() if draw in drawn),
+                    "other")
     return "none"
 
 

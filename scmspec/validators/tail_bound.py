@@ -38,6 +38,7 @@ from scipy import special
 from scmspec.compiler.kinds.noise_base import NoiseBase, ScaledNoise
 from scmspec.compiler.kinds.roots import NormalRoot
 from scmspec.compiler.plan import Plan, Step
+from scmspec.limits import current_limits
 from scmspec.registry import Registry
 from scmspec.validators.thresholds import SELECTION_FAIL, TAIL_PROOF_RATE
 
@@ -195,8 +196,6 @@ def _poisson_draw(p: list[Interval], z: float, delta: float) -> Interval:
 @_draw("negative_binomial")
 def _negative_binomial_draw(p: list[Interval], z: float, delta: float) -> Interval:
     from scipy import stats
-
-    from scmspec.limits import current_limits
     mean, k = p[0][1], p[1]
     if k[0] != k[1] or k[0] <= 0 or not mean <= current_limits().draw_count:
         # as for gamma_draw: a varying shape has no monotone quantile; and beyond the draw

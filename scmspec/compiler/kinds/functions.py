@@ -310,8 +310,8 @@ def _binomial_u(n: Array, p: Array, u: Array) -> Array:
 def _negative_binomial_u(mean: Array, dispersion: Array, u: Array) -> Array:
     # Gamma-Poisson with shape k = dispersion: p = k / (k + mean), variance mean + mean^2 / k.
     _refuse("negative_binomial", (mean, dispersion), u)
-    mean, k = np.broadcast_arrays(mean, dispersion, u)[:2]
-    return np.asarray(_scipy_stats().nbinom.ppf(u, k, k / (k + mean)), dtype=float)
+    p = dispersion / (dispersion + mean)
+    return np.asarray(_scipy_stats().nbinom.ppf(u, dispersion, p), dtype=float)
 
 
 def _normal_u(mean: Array, sd: Array, u: Array) -> Array:
