@@ -191,10 +191,11 @@ class GateContext:
     def observed_moments(self) -> tuple[np.ndarray, np.ndarray]:
         """(mean, standard deviation) of each observed variable's obs values, built once.
 
-        numpy's own steps for ``x.mean(axis=1)`` and ``x.std(axis=1)`` (so bit for bit
-        the same), with the row sums taken once and the (d, n) scratch block kept for
-        ``observed_corr``: one large temporary in all, since on a small VM the page
-        faults of a fresh one cost more than its arithmetic.
+        The mean is numpy's own (``x.mean(axis=1)``, bit for bit); the variance is the
+        diagonal of the centred rows' Gram matrix, which ``observed_corr`` needs anyway:
+        one centring pass and one symmetric product serve both, instead of a separate
+        square-and-sum pass over the (d, n) block (about a third of the two facts' cost
+        at d = 50, n = 5000). The sd agrees with ``x.std(axis=1)`` to a few ulps.
         """
         _, x = self.observed_obs
         n = x.shape[1]
@@ -202,10 +203,10 @@ class GateContext:
             return np.full(x.shape[0], np.nan), np.full(x.shape[0], np.nan)
         with np.errstate(invalid="ignore", over="ignore"):
             mean = np.add.reduce(x, axis=1) / n
-            scratch = np.subtract(x, mean[:, None])
-            np.multiply(scratch, scratch, out=scratch)
-            sd = np.sqrt(np.add.reduce(scratch, axis=1) / n)
-        self._memo["scratch"] = scratch
+            z = np.subtract(x, mean[:, None])
+            gram = z @ z.T  # one symmetric product of the centred rows
+            sd = np.sqrt(np.diagonal(gram) / n)
+        self._memo["gram"] = gram
         return mean, sd
 
     @cached_property
@@ -220,35 +221,31 @@ class GateContext:
     def observed_corr(self) -> tuple[np.ndarray, np.ndarray]:
         """(indices of varying finite observed variables, their correlation matrix), built once.
 
-        Shared by ``near_copy`` and ``sortability``. The rows are centred in place (in
-        the moments' scratch block), then one matrix product, whose (d, d) entries are
-        divided by n sd_i sd_j: no Python loop over pairs, no pass of divisions over
-        the (d, n) block.
+        Shared by ``near_copy`` and ``sortability``. The centred rows' Gram matrix comes
+        from ``observed_moments``; its (d, d) entries are divided by n sd_i sd_j: no
+        Python loop over pairs, no pass of divisions over the (d, n) block.
         """
         _, x = self.observed_obs
         n = x.shape[1]
         if n < 2:
             return np.zeros(0, dtype=int), np.zeros((0, 0))
-        mean, sd = self.observed_moments
+        _, sd = self.observed_moments
         lowest, highest = self.observed_extremes
         # a constant column's summed mean can be off by an ulp (0.45 x 1000 / 1000 is
         # 0.4500000000000001), leaving sd ~1e-16: varying means two distinct values
         varying = np.flatnonzero(np.isfinite(sd) & (sd > 0) & (highest > lowest))
         if varying.size < 2:
             return varying, np.ones((varying.size, varying.size))
-        z = self._memo.pop("scratch")
-        np.subtract(x, mean[:, None], out=z)
-        if varying.size < x.shape[0]:
-            z = z[varying]
+        gram = self._memo.pop("gram")
+        corr = gram if varying.size == x.shape[0] else gram[np.ix_(varying, varying)]
         s = sd[varying]
-        corr = z @ z.T  # one symmetric product of the centred rows, scaled afterwards
-        corr /= n
-        corr /= s[:, None]
-        corr /= s[None, :]
+        with np.errstate(invalid="ignore", over="ignore"):
+            corr /= n
+            corr /= s[:, None]
+            corr /= s[None, :]
         np.clip(corr, -1.0, 1.0, out=corr)
         np.fill_diagonal(corr, 1.0)
         return varying, corr
-
 
 def reachability(graph: nx.DiGraph, names: list[str], topological: bool = False) -> np.ndarray:
     """(d, d) bool: entry [i, j] is True when a directed path leads from i to j.
