@@ -56,8 +56,8 @@ def _formula_todo(what: str) -> pytest.MarkDecorator:
     return pytest.mark.xfail(strict=True, reason=f"issue 15 open: {what}")
 
 
-FORMULA_MIX = _formula_todo("explicit equations 32.2% of edges (paper 18.1), physical laws 17.6 "
-                            "(7.1), measurement error 4.6 (9.2)")
+FORMULA_MIX = _formula_todo("explicit equations 32.1% of edges (paper 18.1), physical laws 17.7 "
+                            "(7.1), measurement error 4.5 (9.2)")
 
 
 @pytest.mark.parametrize("family", ["semantic", "formula"])
