@@ -247,6 +247,7 @@ class GateContext:
         np.fill_diagonal(corr, 1.0)
         return varying, corr
 
+
 def reachability(graph: nx.DiGraph, names: list[str], topological: bool = False) -> np.ndarray:
     """(d, d) bool: entry [i, j] is True when a directed path leads from i to j.
 
